@@ -1,0 +1,143 @@
+package dev.limiter;
+
+import java.time.Duration;
+
+/**
+ * The answer of a {@link RateLimiter}: whether the call may go on, and what a client
+ * needs to know to behave well.
+ */
+public final class Decision {
+
+	private final boolean allowed;
+
+	private final Limit limit;
+
+	private final long remaining;
+
+	private final Duration retryAfter;
+
+	private final Duration resetAfter;
+
+	private final long decidedAtMicros;
+
+	private Decision(boolean allowed, Limit limit, long remaining, Duration retryAfter, Duration resetAfter,
+			long decidedAtMicros) {
+		this.allowed = allowed;
+		this.decidedAtMicros = decidedAtMicros;
+		this.limit = limit;
+		this.remaining = remaining;
+		this.retryAfter = retryAfter;
+		this.resetAfter = resetAfter;
+	}
+
+	/**
+	 * Create the decision for an admitted call.
+	 * @param limit the limit with the fewest permits left
+	 * @param remaining the permits left under that limit
+	 * @param resetAfter the time until that limit's window holds no permits
+	 * @param decidedAtMicros the store's clock when it decided, in microseconds since the
+	 * epoch
+	 * @return the decision
+	 */
+	public static Decision allowed(Limit limit, long remaining, Duration resetAfter, long decidedAtMicros) {
+		return new Decision(true, limit, remaining, Duration.ZERO, resetAfter, decidedAtMicros);
+	}
+
+	/**
+	 * Create the decision for a rejected call.
+	 * @param limit the limit that rejected the call (the one that frees up last)
+	 * @param remaining the permits left under that limit
+	 * @param retryAfter the time until the same call would be admitted, if nobody else
+	 * calls meanwhile
+	 * @param resetAfter the time until that limit's window holds no permits
+	 * @param decidedAtMicros the store's clock when it decided, in microseconds since the
+	 * epoch
+	 * @return the decision
+	 */
+	public static Decision rejected(Limit limit, long remaining, Duration retryAfter, Duration resetAfter,
+			long decidedAtMicros) {
+		return new Decision(false, limit, remaining, retryAfter, resetAfter, decidedAtMicros);
+	}
+
+	/**
+	 * Return whether the call was admitted and its permits recorded.
+	 * @return whether the call may go on
+	 */
+	public boolean isAllowed() {
+		return this.allowed;
+	}
+
+	/**
+	 * Return the limit that decided: for a rejection the limit that frees up last, for an
+	 * admission the limit with the fewest permits left.
+	 * @return the deciding limit
+	 */
+	public Limit limit() {
+		return this.limit;
+	}
+
+	/**
+	 * Return the permits left under the deciding limit after this call.
+	 * @return the remaining permits, never negative
+	 */
+	public long remaining() {
+		return this.remaining;
+	}
+
+	/**
+	 * Return the time until enough permits leave the window for this call to be admitted;
+	 * zero when it was admitted.
+	 * @return the exact time to wait
+	 */
+	public Duration retryAfter() {
+		return this.retryAfter;
+	}
+
+	/**
+	 * Return the time until the deciding limit's window is empty and its full threshold
+	 * is available again.
+	 * @return the time until the window resets
+	 */
+	public Duration resetAfter() {
+		return this.resetAfter;
+	}
+
+	/**
+	 * Return the store's clock when it decided (the Redis server's by default), in
+	 * microseconds since the epoch: the time at which an admitted call counts.
+	 * @return the time of the decision
+	 */
+	public long decidedAtMicros() {
+		return this.decidedAtMicros;
+	}
+
+	/**
+	 * Return {@link #retryAfter()} as whole seconds for {@code Retry-After}: rounded up
+	 * and at least 1 for a rejection, so a client that waits that long is never early; 0
+	 * for an admission.
+	 * @return the seconds to wait
+	 */
+	public long retryAfterSeconds() {
+		return this.allowed ? 0 : Math.max(1, ceilSeconds(this.retryAfter));
+	}
+
+	/**
+	 * Return {@link #resetAfter()} as whole seconds, rounded up.
+	 * @return the seconds until the window is empty
+	 */
+	public long resetAfterSeconds() {
+		return ceilSeconds(this.resetAfter);
+	}
+
+	private static long ceilSeconds(Duration duration) {
+		long seconds = duration.getSeconds();
+		return (duration.getNano() > 0) ? seconds + 1 : seconds;
+	}
+
+	@Override
+	public String toString() {
+		return (this.allowed ? "allowed" : "rejected") + " by " + this.limit + ", remaining " + this.remaining
+				+ ", retry after " + this.retryAfter + ", reset after " + this.resetAfter;
+	}
+
+}

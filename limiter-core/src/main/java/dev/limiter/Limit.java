@@ -1,0 +1,133 @@
+package dev.limiter;
+
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * A rate limit: at most {@code threshold} permits in any window of length {@code period}.
+ * <p>
+ * Limits are values: two limits with the same threshold and period count into the same
+ * log for a key, whatever their names. The name only labels the limit in headers, problem
+ * bodies and messages.
+ */
+public final class Limit {
+
+	/** The largest threshold a limit accepts. */
+	public static final long MAX_THRESHOLD = Integer.MAX_VALUE;
+
+	/** The shortest period a limit accepts. */
+	public static final Duration MIN_PERIOD = Duration.ofMillis(1);
+
+	/** The longest period a limit accepts (100 years of 365 days). */
+	public static final Duration MAX_PERIOD = Duration.ofDays(36_500);
+
+	/** The name of a limit that was given none. */
+	public static final String DEFAULT_NAME = "default";
+
+	private final String name;
+
+	private final long threshold;
+
+	private final Duration period;
+
+	private Limit(String name, long threshold, Duration period) {
+		if (name == null || name.isBlank()) {
+			throw new IllegalArgumentException("name must not be null or blank");
+		}
+		if (threshold < 1 || threshold > MAX_THRESHOLD) {
+			throw new IllegalArgumentException("threshold must be between 1 and " + MAX_THRESHOLD + ", was " + threshold
+					+ " (limit '" + name + "')");
+		}
+		if (period == null) {
+			throw new IllegalArgumentException("period must not be null (limit '" + name + "')");
+		}
+		if (period.compareTo(MIN_PERIOD) < 0 || period.compareTo(MAX_PERIOD) > 0) {
+			throw new IllegalArgumentException("period must be between 1ms and " + MAX_PERIOD.toDays() + " days, was "
+					+ period + " (limit '" + name + "')");
+		}
+		if (period.toNanos() % 1_000_000 != 0) {
+			throw new IllegalArgumentException(
+					"period must be a whole number of milliseconds, was " + period + " (limit '" + name + "')");
+		}
+		this.name = name;
+		this.threshold = threshold;
+		this.period = period;
+	}
+
+	/**
+	 * Create a limit of {@code threshold} permits per {@code period}.
+	 * @param threshold the most permits in any window, 1 to {@link #MAX_THRESHOLD}
+	 * @param period the window, a whole number of milliseconds from 1ms to
+	 * {@link #MAX_PERIOD}
+	 * @return the limit, named {@value #DEFAULT_NAME}
+	 * @throws IllegalArgumentException if an argument is out of range
+	 */
+	public static Limit of(long threshold, Duration period) {
+		return new Limit(DEFAULT_NAME, threshold, period);
+	}
+
+	/**
+	 * Return a copy of this limit with another name.
+	 * @param name the name shown in headers and messages
+	 * @return the named limit
+	 */
+	public Limit named(String name) {
+		return new Limit(name, this.threshold, this.period);
+	}
+
+	public String name() {
+		return this.name;
+	}
+
+	public long threshold() {
+		return this.threshold;
+	}
+
+	public Duration period() {
+		return this.period;
+	}
+
+	/**
+	 * Return the period in microseconds, the unit of time inside the stores.
+	 * @return the period in microseconds
+	 */
+	public long periodMicros() {
+		return this.period.toNanos() / 1_000;
+	}
+
+	/**
+	 * Return whether this limit counts into the same log as another one: same threshold
+	 * and period.
+	 * @param other the other limit
+	 * @return whether both share a log
+	 */
+	public boolean sameWindowAs(Limit other) {
+		return this.threshold == other.threshold && this.period.equals(other.period);
+	}
+
+	@Override
+	public boolean equals(Object obj) {
+		if (this == obj) {
+			return true;
+		}
+		if (!(obj instanceof Limit other)) {
+			return false;
+		}
+		return this.name.equals(other.name) && sameWindowAs(other);
+	}
+
+	@Override
+	public int hashCode() {
+		return Objects.hash(this.name, this.threshold, this.period);
+	}
+
+	@Override
+	public String toString() {
+		return "'" + this.name + "' (" + this.threshold + " per " + format(this.period) + ")";
+	}
+
+	static String format(Duration duration) {
+		return duration.toString().substring(2).toLowerCase(java.util.Locale.ROOT);
+	}
+
+}

@@ -1,0 +1,58 @@
+package dev.limiter;
+
+import java.util.List;
+
+/**
+ * Decides whether a call may go on under one or more {@link Limit limits}, and records it
+ * when it may.
+ * <p>
+ * Implementations are thread-safe. Several limits on one call are checked and recorded
+ * atomically: if one rejects, no permit is consumed under any of them.
+ *
+ * <pre class="code">
+ * Decision decision = rateLimiter.acquire("user:42", Limit.of(2, Duration.ofSeconds(30)));
+ * if (!decision.isAllowed()) {
+ *     // tell the caller to come back after decision.retryAfter()
+ * }
+ * </pre>
+ */
+public interface RateLimiter {
+
+	/**
+	 * Ask for {@code permits} permits under every limit for {@code key}.
+	 * @param key what is limited, such as a user and a route; not blank
+	 * @param permits the cost of the call, 1 to the smallest threshold
+	 * @param limits the limits to check together, at least one
+	 * @return the decision
+	 * @throws IllegalArgumentException if an argument is invalid; nothing is recorded
+	 */
+	Decision acquire(String key, long permits, List<Limit> limits);
+
+	/**
+	 * Ask for one permit under every limit for {@code key}.
+	 * @param key what is limited; not blank
+	 * @param limits the limits to check together, at least one
+	 * @return the decision
+	 */
+	default Decision acquire(String key, Limit... limits) {
+		return acquire(key, 1, List.of(limits));
+	}
+
+	/**
+	 * Ask for {@code permits} permits under every limit for {@code key}, and throw when
+	 * the call is rejected.
+	 * @param key what is limited; not blank
+	 * @param permits the cost of the call
+	 * @param limits the limits to check together, at least one
+	 * @return the decision for an admitted call
+	 * @throws RateLimitExceededException if the call is rejected
+	 */
+	default Decision acquireOrThrow(String key, long permits, List<Limit> limits) {
+		Decision decision = acquire(key, permits, limits);
+		if (!decision.isAllowed()) {
+			throw RateLimitExceededException.of(key, decision);
+		}
+		return decision;
+	}
+
+}

@@ -1,0 +1,78 @@
+package dev.limiter.annotation;
+
+import java.lang.annotation.Documented;
+import java.lang.annotation.ElementType;
+import java.lang.annotation.Repeatable;
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
+import java.lang.annotation.Target;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Limits how often a method may be called: at most {@link #threshold()} calls in any
+ * {@link #period()} per key, counted across every instance of the application.
+ * <p>
+ * Repeatable: several limits on one method are checked and recorded together. On a class
+ * it applies to every handler method of the class.
+ *
+ * <pre class="code">
+ * &#064;RateLimit(period = 30, threshold = 2)
+ * &#064;GetMapping("/greeting")
+ * String greeting() { ... }
+ * </pre>
+ */
+@Documented
+@Retention(RetentionPolicy.RUNTIME)
+@Target({ ElementType.METHOD, ElementType.TYPE })
+@Repeatable(RateLimits.class)
+public @interface RateLimit {
+
+	/**
+	 * The length of the window, in {@link #unit()}s.
+	 * @return the period
+	 */
+	long period() default 60;
+
+	/**
+	 * The unit of {@link #period()}.
+	 * @return the time unit
+	 */
+	TimeUnit unit() default TimeUnit.SECONDS;
+
+	/**
+	 * The most calls (permits) admitted in any window; 0 means the named limit in the
+	 * configuration supplies it.
+	 * @return the threshold
+	 */
+	long threshold() default 0;
+
+	/**
+	 * A SpEL expression over the method's parameters by name (such as {@code "#user"}),
+	 * beans ({@code @bean}) and the request that gives the key; empty for the default key
+	 * (the user and the route).
+	 * @return the key expression
+	 */
+	String key() default "";
+
+	/**
+	 * The name of this limit: {@code limiter.limits.<name>} in the configuration
+	 * overrides the numbers given here, and the name labels the limit in headers.
+	 * @return the name
+	 */
+	String name() default "";
+
+	/**
+	 * The cost of one call.
+	 * @return the permits one call takes
+	 */
+	long permits() default 1;
+
+	/**
+	 * The detail of the response when this limit rejects a call: a message, or a
+	 * {@code {code}} looked up in the application's {@code MessageSource}; empty for the
+	 * standard message.
+	 * @return the message
+	 */
+	String message() default "";
+
+}

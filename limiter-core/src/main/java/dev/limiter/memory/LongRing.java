@@ -1,0 +1,72 @@
+package dev.limiter.memory;
+
+import java.util.Arrays;
+
+/**
+ * A growable ring of {@code long} timestamps, oldest first; not thread-safe.
+ */
+final class LongRing {
+
+	private long[] items;
+
+	private int head;
+
+	private int size;
+
+	LongRing(int capacity) {
+		this.items = new long[Math.max(2, capacity)];
+	}
+
+	int size() {
+		return this.size;
+	}
+
+	long get(int index) {
+		return this.items[(this.head + index) % this.items.length];
+	}
+
+	long first() {
+		return get(0);
+	}
+
+	long last() {
+		return get(this.size - 1);
+	}
+
+	void removeFirst(int count) {
+		this.head = (this.head + count) % this.items.length;
+		this.size -= count;
+		if (this.size == 0) {
+			this.head = 0;
+		}
+	}
+
+	void add(long value, long times) {
+		for (long i = 0; i < times; i++) {
+			if (this.size == this.items.length) {
+				grow();
+			}
+			this.items[(this.head + this.size) % this.items.length] = value;
+			this.size++;
+		}
+	}
+
+	private void grow() {
+		long[] grown = new long[this.items.length * 2];
+		for (int i = 0; i < this.size; i++) {
+			grown[i] = get(i);
+		}
+		this.items = grown;
+		this.head = 0;
+	}
+
+	@Override
+	public String toString() {
+		long[] copy = new long[this.size];
+		for (int i = 0; i < this.size; i++) {
+			copy[i] = get(i);
+		}
+		return Arrays.toString(copy);
+	}
+
+}

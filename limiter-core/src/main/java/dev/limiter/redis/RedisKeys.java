@@ -1,0 +1,91 @@
+package dev.limiter.redis;
+
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+
+import dev.limiter.Limit;
+
+/**
+ * Builds the Redis keys of the sliding-window logs.
+ * <p>
+ * A key is {@code <prefix>{<tag>}:<threshold>:<period ms>}. Every log of one caller key
+ * shares the hash tag, so one script call touches one Redis Cluster slot. The tag is the
+ * caller key with {@code %}, <code>{</code> and <code>}</code> percent-encoded, so
+ * nothing in it can end the tag early and move the key to another slot; a caller key
+ * longer than {@value #MAX_TAG_LENGTH} characters is replaced by its SHA-256, which keeps
+ * keys bounded. Both forms are injective, so two caller keys never share a log.
+ */
+public final class RedisKeys {
+
+	/** The longest caller key kept as it is in the hash tag. */
+	public static final int MAX_TAG_LENGTH = 200;
+
+	private static final char[] HEX = "0123456789abcdef".toCharArray();
+
+	private RedisKeys() {
+	}
+
+	/**
+	 * Return the Redis key of the log of one limit for one caller key.
+	 * @param prefix the key prefix, such as {@code limiter:}
+	 * @param key the caller key
+	 * @param limit the limit
+	 * @return the Redis key
+	 */
+	public static String key(String prefix, String key, Limit limit) {
+		return prefix + "{" + tag(key) + "}:" + limit.threshold() + ":" + limit.period().toMillis();
+	}
+
+	/**
+	 * Return the hash tag for a caller key.
+	 * @param key the caller key
+	 * @return the tag, free of braces and at most 200 characters
+	 */
+	public static String tag(String key) {
+		if (key.length() > MAX_TAG_LENGTH) {
+			return "%H" + sha256(key);
+		}
+		int first = firstSpecial(key);
+		if (first < 0) {
+			return key;
+		}
+		StringBuilder tag = new StringBuilder(key.length() + 8).append(key, 0, first);
+		for (int i = first; i < key.length(); i++) {
+			char c = key.charAt(i);
+			switch (c) {
+				case '%' -> tag.append("%25");
+				case '{' -> tag.append("%7B");
+				case '}' -> tag.append("%7D");
+				default -> tag.append(c);
+			}
+		}
+		return (tag.length() > MAX_TAG_LENGTH) ? "%H" + sha256(key) : tag.toString();
+	}
+
+	private static int firstSpecial(String key) {
+		for (int i = 0; i < key.length(); i++) {
+			char c = key.charAt(i);
+			if (c == '%' || c == '{' || c == '}') {
+				return i;
+			}
+		}
+		return -1;
+	}
+
+	private static String sha256(String key) {
+		try {
+			byte[] digest = MessageDigest.getInstance("SHA-256").digest(key.getBytes(StandardCharsets.UTF_8));
+			char[] hex = new char[digest.length * 2];
+			for (int i = 0; i < digest.length; i++) {
+				hex[2 * i] = HEX[(digest[i] >> 4) & 0xF];
+				hex[2 * i + 1] = HEX[digest[i] & 0xF];
+			}
+			return new String(hex);
+		}
+		catch (NoSuchAlgorithmException ex) {
+			throw new IllegalStateException("SHA-256 is missing from this JVM", ex);
+		}
+	}
+
+}
