@@ -23,39 +23,49 @@ end
 
 local limit_count = #KEYS
 local counts = {}
-local allowed = 1
-local decider = 1
-local retry_after = 0
 
+-- The wait until limit i admits the call: its excess-th oldest entry must leave the window.
+local function wait_for(i, excess)
+  local oldest = redis.call('ZRANGE', KEYS[i], excess - 1, excess - 1, 'WITHSCORES')
+  return tonumber(oldest[2]) + tonumber(ARGV[4 + 2 * i]) - now
+end
+
+-- The longest wait over all limits and the limit that imposes it; 0 when all admit.
+local function longest_wait()
+  local longest, decider = 0, 1
+  for i = 1, limit_count do
+    local excess = counts[i] + permits - tonumber(ARGV[3 + 2 * i])
+    if excess > 0 then
+      local wait = wait_for(i, excess)
+      if longest == 0 or wait > longest then
+        longest, decider = wait, i
+      end
+    end
+  end
+  return longest, decider
+end
+
+local allowed = 1
 for i = 1, limit_count do
   local key = KEYS[i]
-  local threshold = tonumber(ARGV[3 + 2 * i])
-  local window = tonumber(ARGV[4 + 2 * i])
   -- the window is (now - window, now]: an entry scored now - window has left it
-  redis.call('ZREMRANGEBYSCORE', key, '-inf', now - window)
-  local count = redis.call('ZCARD', key)
-  counts[i] = count
-  local excess = count + permits - threshold
-  if excess > 0 then
-    -- the call passes once the excess-th oldest entry has left the window
-    local oldest = redis.call('ZRANGE', key, excess - 1, excess - 1, 'WITHSCORES')
-    local wait = tonumber(oldest[2]) + window - now
-    if allowed == 1 or wait > retry_after then
-      retry_after = wait
-      decider = i
-    end
+  redis.call('ZREMRANGEBYSCORE', key, '-inf', now - tonumber(ARGV[4 + 2 * i]))
+  counts[i] = redis.call('ZCARD', key)
+  if counts[i] + permits > tonumber(ARGV[3 + 2 * i]) then
     allowed = 0
   end
 end
 
+local retry_after, decider = 0, 1
+if allowed == 0 and not count_rejected then
+  retry_after, decider = longest_wait()
+end
+
 local record = allowed == 1 or count_rejected
-local remaining = -1
-for i = 1, limit_count do
-  local key = KEYS[i]
-  local threshold = tonumber(ARGV[3 + 2 * i])
-  local window = tonumber(ARGV[4 + 2 * i])
-  local count = counts[i]
-  if record then
+if record then
+  for i = 1, limit_count do
+    local key = KEYS[i]
+    local threshold = tonumber(ARGV[3 + 2 * i])
     if permits == 1 then
       redis.call('ZADD', key, now, token)
     else
@@ -63,24 +73,32 @@ for i = 1, limit_count do
         redis.call('ZADD', key, now, token .. '.' .. p)
       end
     end
-    count = count + permits
-    if count_rejected and count > threshold then
-      -- only the newest threshold entries can ever decide a call
+    counts[i] = counts[i] + permits
+    if counts[i] > threshold then
+      -- only rejected calls get here: the newest threshold entries decide every later call
       redis.call('ZREMRANGEBYRANK', key, 0, -threshold - 1)
-      count = threshold
+      counts[i] = threshold
     end
-    redis.call('PEXPIRE', key, math.ceil(window / 1000))
+    redis.call('PEXPIRE', key, math.ceil(tonumber(ARGV[4 + 2 * i]) / 1000))
   end
-  local left = threshold - count
+  if allowed == 0 then
+    -- the rejected call is in the log now, so the wait is measured on the log after it
+    retry_after, decider = longest_wait()
+  end
+end
+
+local remaining = -1
+for i = 1, limit_count do
+  local left = tonumber(ARGV[3 + 2 * i]) - counts[i]
   if left < 0 then
     left = 0
   end
   if allowed == 1 and (remaining < 0 or left < remaining) then
-    remaining = left
-    decider = i
-  elseif allowed == 0 and i == decider then
-    remaining = left
+    remaining, decider = left, i
   end
+end
+if allowed == 0 then
+  remaining = tonumber(ARGV[3 + 2 * decider]) - counts[decider]
 end
 
 local decider_window = tonumber(ARGV[4 + 2 * decider])

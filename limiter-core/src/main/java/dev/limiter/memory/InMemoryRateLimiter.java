@@ -127,56 +127,68 @@ public final class InMemoryRateLimiter extends AbstractRateLimiter {
 
 		Decision acquire(long now, long permits, List<Limit> limits, boolean countRejected) {
 			int size = limits.size();
-			LongRing[] rings = new LongRing[size];
+			LongRing[] logs = new LongRing[size];
 			boolean allowed = true;
-			int decider = 0;
-			long retryAfter = 0;
 			for (int i = 0; i < size; i++) {
 				Limit limit = limits.get(i);
-				long window = limit.periodMicros();
 				LongRing log = log(limit);
-				rings[i] = log;
+				logs[i] = log;
+				// the window is (now - period, now]: an entry at now - period has left it
+				long horizon = now - limit.periodMicros();
 				int expired = 0;
-				while (expired < log.size() && log.get(expired) <= now - window) {
+				while (expired < log.size() && log.get(expired) <= horizon) {
 					expired++;
 				}
 				log.removeFirst(expired);
-				long excess = log.size() + permits - limit.threshold();
-				if (excess > 0) {
-					long wait = log.get((int) excess - 1) + window - now;
-					if (allowed || wait > retryAfter) {
-						retryAfter = wait;
-						decider = i;
-					}
+				if (log.size() + permits > limit.threshold()) {
 					allowed = false;
 				}
 			}
-			boolean record = allowed || countRejected;
-			long remaining = -1;
-			for (int i = 0; i < size; i++) {
-				Limit limit = limits.get(i);
-				LongRing log = rings[i];
-				if (record) {
+			if (allowed || countRejected) {
+				for (int i = 0; i < size; i++) {
+					Limit limit = limits.get(i);
+					LongRing log = logs[i];
 					log.add(now, permits);
 					if (log.size() > limit.threshold()) {
+						// only rejected calls get here: the newest threshold entries
+						// decide
 						log.removeFirst((int) (log.size() - limit.threshold()));
 					}
 					this.expiresAt = Math.max(this.expiresAt, now + limit.periodMicros());
 				}
-				long left = Math.max(0, limit.threshold() - log.size());
-				if (allowed && (remaining < 0 || left < remaining)) {
-					remaining = left;
-					decider = i;
+			}
+			if (allowed) {
+				int decider = 0;
+				long remaining = Long.MAX_VALUE;
+				for (int i = 0; i < size; i++) {
+					long left = limits.get(i).threshold() - logs[i].size();
+					if (left < remaining) {
+						remaining = left;
+						decider = i;
+					}
 				}
-				else if (!allowed && i == decider) {
-					remaining = left;
+				return Decision.allowed(limits.get(decider), remaining, ofMicros(limits.get(decider).periodMicros()),
+						now);
+			}
+			// A rejection waits for the limit that frees up last, measured on the logs as
+			// they
+			// are now (with this call in them when rejected calls count).
+			int decider = 0;
+			long retryAfter = 0;
+			for (int i = 0; i < size; i++) {
+				Limit limit = limits.get(i);
+				long excess = logs[i].size() + permits - limit.threshold();
+				if (excess > 0) {
+					long wait = logs[i].get((int) excess - 1) + limit.periodMicros() - now;
+					if (retryAfter == 0 || wait > retryAfter) {
+						retryAfter = wait;
+						decider = i;
+					}
 				}
 			}
 			Limit deciding = limits.get(decider);
-			long resetAfter = rings[decider].last() + deciding.periodMicros() - now;
-			if (allowed) {
-				return Decision.allowed(deciding, remaining, ofMicros(resetAfter), now);
-			}
+			long remaining = Math.max(0, deciding.threshold() - logs[decider].size());
+			long resetAfter = logs[decider].last() + deciding.periodMicros() - now;
 			return Decision.rejected(deciding, remaining, ofMicros(retryAfter), ofMicros(resetAfter), now);
 		}
 

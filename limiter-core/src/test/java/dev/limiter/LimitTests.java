@@ -1,0 +1,69 @@
+package dev.limiter;
+
+import java.time.Duration;
+
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+
+class LimitTests {
+
+	@Test
+	void createsNamedLimit() {
+		Limit limit = Limit.of(2, Duration.ofSeconds(30)).named("login");
+		assertThat(limit.name()).isEqualTo("login");
+		assertThat(limit.threshold()).isEqualTo(2);
+		assertThat(limit.period()).isEqualTo(Duration.ofSeconds(30));
+		assertThat(limit.periodMicros()).isEqualTo(30_000_000L);
+		assertThat(limit).hasToString("'login' (2 per 30s)");
+	}
+
+	@Test
+	void rejectsThresholdOutOfRange() {
+		assertThatIllegalArgumentException().isThrownBy(() -> Limit.of(0, Duration.ofSeconds(1)))
+			.withMessage("threshold must be between 1 and 2147483647, was 0 (limit 'default')");
+		assertThatIllegalArgumentException().isThrownBy(() -> Limit.of(-5, Duration.ofSeconds(1)))
+			.withMessageStartingWith("threshold must be between 1 and 2147483647, was -5");
+		assertThatIllegalArgumentException().isThrownBy(() -> Limit.of(Long.MAX_VALUE, Duration.ofSeconds(1)))
+			.withMessageStartingWith("threshold must be between 1 and 2147483647, was 9223372036854775807");
+	}
+
+	@Test
+	void rejectsPeriodOutOfRange() {
+		assertThatIllegalArgumentException().isThrownBy(() -> Limit.of(1, null))
+			.withMessage("period must not be null (limit 'default')");
+		assertThatIllegalArgumentException().isThrownBy(() -> Limit.of(1, Duration.ZERO))
+			.withMessage("period must be between 1ms and 36500 days, was PT0S (limit 'default')");
+		assertThatIllegalArgumentException().isThrownBy(() -> Limit.of(1, Duration.ofSeconds(-1)))
+			.withMessageStartingWith("period must be between 1ms and 36500 days, was PT-1S");
+		assertThatIllegalArgumentException().isThrownBy(() -> Limit.of(1, Duration.ofNanos(999_999)))
+			.withMessageStartingWith("period must be between 1ms and 36500 days");
+		assertThatIllegalArgumentException().isThrownBy(() -> Limit.of(1, Duration.ofDays(36_501)))
+			.withMessageStartingWith("period must be between 1ms and 36500 days");
+		assertThatIllegalArgumentException().isThrownBy(() -> Limit.of(1, Duration.ofNanos(1_500_000)))
+			.withMessage("period must be a whole number of milliseconds, was PT0.0015S (limit 'default')");
+	}
+
+	@Test
+	void acceptsTheExtremes() {
+		assertThat(Limit.of(Limit.MAX_THRESHOLD, Limit.MAX_PERIOD).periodMicros())
+			.isEqualTo(36_500L * 86_400 * 1_000_000);
+		assertThat(Limit.of(1, Limit.MIN_PERIOD).periodMicros()).isEqualTo(1_000);
+	}
+
+	@Test
+	void rejectsBlankName() {
+		assertThatIllegalArgumentException().isThrownBy(() -> Limit.of(1, Duration.ofSeconds(1)).named(" "))
+			.withMessage("name must not be null or blank");
+	}
+
+	@Test
+	void sharesWindowRegardlessOfName() {
+		Limit limit = Limit.of(3, Duration.ofSeconds(1));
+		assertThat(limit.sameWindowAs(limit.named("other"))).isTrue();
+		assertThat(limit).isNotEqualTo(limit.named("other"));
+		assertThat(limit.sameWindowAs(Limit.of(3, Duration.ofSeconds(2)))).isFalse();
+	}
+
+}
