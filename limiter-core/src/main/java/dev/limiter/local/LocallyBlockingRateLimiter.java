@@ -1,0 +1,268 @@
+package dev.limiter.local;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+import dev.limiter.AbstractRateLimiter;
+import dev.limiter.Decision;
+import dev.limiter.Limit;
+import dev.limiter.RateLimiter;
+
+/**
+ * A {@link RateLimiter} decorator that remembers, per caller key and set of limits, until
+ * when the store said a call is rejected, and rejects the same call again in the JVM
+ * until then, without a round trip.
+ * <p>
+ * It never admits anything itself, so it can never over-admit. It can neither reject a
+ * call the store would admit: when rejected calls are not recorded, the entries of a log
+ * only leave it as time passes, and other calls can only add entries, so a call rejected
+ * with a retry-after of {@code R} stays rejected for {@code R}. The block is measured
+ * from the moment the call was <em>sent</em>, which is no later than the moment the store
+ * decided, so the local block ends no later than the store's. Only a call with the same
+ * permits as the remembered rejection is answered locally: a larger one would wait longer
+ * than the remembered retry-after, a smaller one may pass earlier.
+ * <p>
+ * It must not wrap a limiter that records rejected calls: those calls have to reach the
+ * store. {@link Builder#countRejected(boolean)} makes {@link Builder#build()} return the
+ * delegate unchanged in that case.
+ * <p>
+ * Memory is bounded by {@link Builder#maximumSize(int)}: expired blocks are dropped when
+ * the map is full, and while it stays full of live blocks new ones are not remembered
+ * (those calls simply go to the store).
+ */
+public final class LocallyBlockingRateLimiter implements RateLimiter {
+
+	/** The number of blocks remembered when none is configured. */
+	public static final int DEFAULT_MAXIMUM_SIZE = 10_000;
+
+	private final RateLimiter delegate;
+
+	private final Clock clock;
+
+	private final int maximumSize;
+
+	private final Map<CacheKey, Block> blocks = new ConcurrentHashMap<>();
+
+	private volatile long nextSweepNanos = Long.MIN_VALUE;
+
+	private LocallyBlockingRateLimiter(RateLimiter delegate, Clock clock, int maximumSize) {
+		this.delegate = delegate;
+		this.clock = clock;
+		this.maximumSize = maximumSize;
+	}
+
+	/**
+	 * Start building a decorator around a limiter.
+	 * @param delegate the limiter that decides whatever is not blocked locally
+	 * @return the builder
+	 */
+	public static Builder wrap(RateLimiter delegate) {
+		if (delegate == null) {
+			throw new IllegalArgumentException("delegate must not be null");
+		}
+		return new Builder(delegate);
+	}
+
+	@Override
+	public Decision acquire(String key, long permits, List<Limit> limits) {
+		// Invalid calls fail the same way whether or not they are blocked.
+		List<Limit> checked = AbstractRateLimiter.validate(key, permits, limits);
+		CacheKey cacheKey = new CacheKey(key, checked);
+		Block block = this.blocks.get(cacheKey);
+		long sentNanos = nanos(this.clock);
+		if (block != null) {
+			if (block.blocks(permits, sentNanos)) {
+				return block.rejection(sentNanos);
+			}
+			if (block.expiredAt(sentNanos)) {
+				this.blocks.remove(cacheKey, block);
+			}
+		}
+		Decision decision = this.delegate.acquire(key, permits, checked);
+		if (!decision.isAllowed() && decision.retryAfter().compareTo(Duration.ZERO) > 0) {
+			remember(cacheKey, new Block(permits, sentNanos, nanos(this.clock), decision));
+		}
+		return decision;
+	}
+
+	/**
+	 * Return how many blocks are remembered, expired ones included until they are swept.
+	 * @return the number of remembered blocks
+	 */
+	public int size() {
+		return this.blocks.size();
+	}
+
+	private void remember(CacheKey cacheKey, Block block) {
+		if (this.blocks.size() >= this.maximumSize && !this.blocks.containsKey(cacheKey)) {
+			sweep(block.sentNanos);
+			if (this.blocks.size() >= this.maximumSize) {
+				return;
+			}
+		}
+		// Keep the copy of the limits out of the lookup path: only stored keys own one.
+		this.blocks.put(cacheKey.detached(), block);
+	}
+
+	private void sweep(long nowNanos) {
+		// A map full of live blocks is swept again only once the first of them expires,
+		// so a burst of rejections cannot turn every call into a full scan.
+		if (nowNanos < this.nextSweepNanos) {
+			return;
+		}
+		long earliest = Long.MAX_VALUE;
+		for (Map.Entry<CacheKey, Block> entry : this.blocks.entrySet()) {
+			Block block = entry.getValue();
+			if (block.expiredAt(nowNanos)) {
+				this.blocks.remove(entry.getKey(), block);
+			}
+			else {
+				earliest = Math.min(earliest, block.untilNanos);
+			}
+		}
+		this.nextSweepNanos = earliest;
+	}
+
+	private static long nanos(Clock clock) {
+		java.time.Instant instant = clock.instant();
+		return Math.addExact(Math.multiplyExact(instant.getEpochSecond(), 1_000_000_000L), instant.getNano());
+	}
+
+	/**
+	 * The caller key and the limits, compared with their names so that a cached rejection
+	 * names the same limit the store named.
+	 */
+	private record CacheKey(String key, List<Limit> limits) {
+
+		CacheKey detached() {
+			return new CacheKey(this.key, List.copyOf(this.limits));
+		}
+
+	}
+
+	/**
+	 * A remembered rejection: the call's permits, when it was sent and answered, and
+	 * until when the same call stays rejected.
+	 * <p>
+	 * The store decided somewhere between the send and the answer. The block ends at the
+	 * earliest moment the call could pass (send + retry-after), so no call is rejected
+	 * that the store would admit; the retry-after it reports counts from the latest
+	 * (answer + retry-after), so a client that waits that long is never early.
+	 */
+	private static final class Block {
+
+		private final long permits;
+
+		private final long sentNanos;
+
+		private final long untilNanos;
+
+		private final long retryAtNanos;
+
+		private final long resetAtNanos;
+
+		private final Decision rejection;
+
+		Block(long permits, long sentNanos, long answeredNanos, Decision rejection) {
+			long retryAfterNanos = rejection.retryAfter().toNanos();
+			this.permits = permits;
+			this.sentNanos = sentNanos;
+			this.untilNanos = Math.addExact(sentNanos, retryAfterNanos);
+			long answered = Math.max(sentNanos, answeredNanos);
+			this.retryAtNanos = Math.addExact(answered, retryAfterNanos);
+			this.resetAtNanos = Math.addExact(answered, rejection.resetAfter().toNanos());
+			this.rejection = rejection;
+		}
+
+		boolean blocks(long permits, long nowNanos) {
+			// A clock that stepped back before the send time proves nothing: ask the
+			// store.
+			return permits == this.permits && nowNanos >= this.sentNanos && nowNanos < this.untilNanos;
+		}
+
+		boolean expiredAt(long nowNanos) {
+			return nowNanos >= this.untilNanos || nowNanos < this.sentNanos;
+		}
+
+		Decision rejection(long nowNanos) {
+			Duration retryAfter = Duration.ofNanos(this.retryAtNanos - nowNanos);
+			Duration resetAfter = Duration.ofNanos(Math.max(this.resetAtNanos, this.retryAtNanos) - nowNanos);
+			// The store's clock now, estimated from its clock at the decision.
+			long decidedAtMicros = this.rejection.decidedAtMicros() + (nowNanos - this.sentNanos) / 1_000;
+			return Decision.rejected(this.rejection.limit(), this.rejection.remaining(), retryAfter, resetAfter,
+					decidedAtMicros);
+		}
+
+	}
+
+	/**
+	 * Builds a {@link LocallyBlockingRateLimiter}.
+	 */
+	public static final class Builder {
+
+		private final RateLimiter delegate;
+
+		private Clock clock = Clock.systemUTC();
+
+		private int maximumSize = DEFAULT_MAXIMUM_SIZE;
+
+		private boolean countRejected;
+
+		private Builder(RateLimiter delegate) {
+			this.delegate = delegate;
+		}
+
+		/**
+		 * Set the clock that measures how long a block lasts.
+		 * @param clock the clock
+		 * @return this builder
+		 */
+		public Builder clock(Clock clock) {
+			if (clock == null) {
+				throw new IllegalArgumentException("clock must not be null");
+			}
+			this.clock = clock;
+			return this;
+		}
+
+		/**
+		 * Set the most blocks remembered at once.
+		 * @param maximumSize the bound, at least 1
+		 * @return this builder
+		 */
+		public Builder maximumSize(int maximumSize) {
+			if (maximumSize < 1) {
+				throw new IllegalArgumentException("maximumSize must be at least 1, was " + maximumSize);
+			}
+			this.maximumSize = maximumSize;
+			return this;
+		}
+
+		/**
+		 * Declare whether the delegate records rejected calls; if it does, every call
+		 * must reach it and no local blocking happens.
+		 * @param countRejected whether the delegate records rejected calls
+		 * @return this builder
+		 */
+		public Builder countRejected(boolean countRejected) {
+			this.countRejected = countRejected;
+			return this;
+		}
+
+		/**
+		 * Build the limiter.
+		 * @return the decorator, or the delegate itself when rejected calls are recorded
+		 */
+		public RateLimiter build() {
+			if (this.countRejected) {
+				return this.delegate;
+			}
+			return new LocallyBlockingRateLimiter(this.delegate, this.clock, this.maximumSize);
+		}
+
+	}
+
+}
