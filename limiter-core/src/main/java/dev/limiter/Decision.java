@@ -20,9 +20,17 @@ public final class Decision {
 
 	private final long decidedAtMicros;
 
+	private final boolean degraded;
+
 	private Decision(boolean allowed, Limit limit, long remaining, Duration retryAfter, Duration resetAfter,
 			long decidedAtMicros) {
+		this(allowed, limit, remaining, retryAfter, resetAfter, decidedAtMicros, false);
+	}
+
+	private Decision(boolean allowed, Limit limit, long remaining, Duration retryAfter, Duration resetAfter,
+			long decidedAtMicros, boolean degraded) {
 		this.allowed = allowed;
+		this.degraded = degraded;
 		this.decidedAtMicros = decidedAtMicros;
 		this.limit = limit;
 		this.remaining = remaining;
@@ -78,7 +86,7 @@ public final class Decision {
 
 	/**
 	 * Return the permits left under the deciding limit after this call.
-	 * @return the remaining permits, never negative
+	 * @return the remaining permits; {@code -1} when unknown (a degraded admission)
 	 */
 	public long remaining() {
 		return this.remaining;
@@ -100,6 +108,26 @@ public final class Decision {
 	 */
 	public Duration resetAfter() {
 		return this.resetAfter;
+	}
+
+	/**
+	 * Return a copy of this decision marked as taken without the store, by a
+	 * {@link FailurePolicy}.
+	 * @return the degraded decision
+	 */
+	public Decision asDegraded() {
+		return new Decision(this.allowed, this.limit, this.remaining, this.retryAfter, this.resetAfter,
+				this.decidedAtMicros, true);
+	}
+
+	/**
+	 * Return whether the store could not answer and a {@link FailurePolicy} decided
+	 * instead. A degraded admission under {@link FailurePolicy#FAIL_OPEN} does not know
+	 * the remaining permits and reports {@code -1}.
+	 * @return whether the decision is degraded
+	 */
+	public boolean isDegraded() {
+		return this.degraded;
 	}
 
 	/**
@@ -136,8 +164,9 @@ public final class Decision {
 
 	@Override
 	public String toString() {
-		return (this.allowed ? "allowed" : "rejected") + " by " + this.limit + ", remaining " + this.remaining
-				+ ", retry after " + this.retryAfter + ", reset after " + this.resetAfter;
+		return (this.degraded ? "degraded, " : "") + (this.allowed ? "allowed" : "rejected") + " by " + this.limit
+				+ ", remaining " + this.remaining + ", retry after " + this.retryAfter + ", reset after "
+				+ this.resetAfter;
 	}
 
 }

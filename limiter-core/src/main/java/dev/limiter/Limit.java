@@ -30,7 +30,15 @@ public final class Limit {
 
 	private final Duration period;
 
+	private final FailurePolicy failurePolicy;
+
+	private final long localThreshold;
+
 	private Limit(String name, long threshold, Duration period) {
+		this(name, threshold, period, null, 0);
+	}
+
+	private Limit(String name, long threshold, Duration period, FailurePolicy failurePolicy, long localThreshold) {
 		if (name == null || name.isBlank()) {
 			throw new IllegalArgumentException("name must not be null or blank");
 		}
@@ -49,9 +57,15 @@ public final class Limit {
 			throw new IllegalArgumentException(
 					"period must be a whole number of milliseconds, was " + period + " (limit '" + name + "')");
 		}
+		if (localThreshold < 0 || localThreshold > MAX_THRESHOLD) {
+			throw new IllegalArgumentException("localThreshold must be between 0 (the threshold) and " + MAX_THRESHOLD
+					+ ", was " + localThreshold + " (limit '" + name + "')");
+		}
 		this.name = name;
 		this.threshold = threshold;
 		this.period = period;
+		this.failurePolicy = failurePolicy;
+		this.localThreshold = localThreshold;
 	}
 
 	/**
@@ -72,7 +86,44 @@ public final class Limit {
 	 * @return the named limit
 	 */
 	public Limit named(String name) {
-		return new Limit(name, this.threshold, this.period);
+		return new Limit(name, this.threshold, this.period, this.failurePolicy, this.localThreshold);
+	}
+
+	/**
+	 * Return a copy of this limit with its own failure policy.
+	 * @param failurePolicy what to do when the store cannot answer, or {@code null} for
+	 * the limiter's default
+	 * @return the limit
+	 */
+	public Limit withFailurePolicy(FailurePolicy failurePolicy) {
+		return new Limit(this.name, this.threshold, this.period, failurePolicy, this.localThreshold);
+	}
+
+	/**
+	 * Return a copy of this limit with the threshold that each instance applies on its
+	 * own under {@link FailurePolicy#LOCAL}.
+	 * @param localThreshold the per-instance threshold, or 0 for the limit's threshold
+	 * @return the limit
+	 */
+	public Limit withLocalThreshold(long localThreshold) {
+		return new Limit(this.name, this.threshold, this.period, this.failurePolicy, localThreshold);
+	}
+
+	/**
+	 * Return this limit's own failure policy.
+	 * @return the policy, or {@code null} when the limiter's default applies
+	 */
+	public FailurePolicy failurePolicy() {
+		return this.failurePolicy;
+	}
+
+	/**
+	 * Return the threshold each instance applies on its own under
+	 * {@link FailurePolicy#LOCAL}.
+	 * @return the local threshold; the threshold when none was set
+	 */
+	public long localThreshold() {
+		return (this.localThreshold > 0) ? this.localThreshold : this.threshold;
 	}
 
 	public String name() {
@@ -113,12 +164,13 @@ public final class Limit {
 		if (!(obj instanceof Limit other)) {
 			return false;
 		}
-		return this.name.equals(other.name) && sameWindowAs(other);
+		return this.name.equals(other.name) && sameWindowAs(other) && this.failurePolicy == other.failurePolicy
+				&& this.localThreshold == other.localThreshold;
 	}
 
 	@Override
 	public int hashCode() {
-		return Objects.hash(this.name, this.threshold, this.period);
+		return Objects.hash(this.name, this.threshold, this.period, this.failurePolicy, this.localThreshold);
 	}
 
 	@Override

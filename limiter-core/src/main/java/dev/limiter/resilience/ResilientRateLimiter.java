@@ -1,0 +1,180 @@
+package dev.limiter.resilience;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import dev.limiter.AbstractRateLimiter;
+import dev.limiter.Decision;
+import dev.limiter.FailurePolicy;
+import dev.limiter.Limit;
+import dev.limiter.RateLimiter;
+import dev.limiter.memory.InMemoryRateLimiter;
+
+/**
+ * A {@link RateLimiter} that asks a store (Redis) through a {@link CircuitBreaker} and,
+ * when the store fails or the breaker is open, decides by each limit's
+ * {@link FailurePolicy} instead of failing the call.
+ * <p>
+ * With several limits on one call: if any limit is {@link FailurePolicy#FAIL_CLOSED} the
+ * call is rejected; otherwise the {@link FailurePolicy#LOCAL} limits decide in this
+ * instance at their local thresholds, and {@link FailurePolicy#FAIL_OPEN} limits admit.
+ * Every such decision is {@link Decision#isDegraded() degraded}. How long a call may wait
+ * on the store is the store's own timeout (see
+ * {@link dev.limiter.redis.LimiterConnectionFactories}); the breaker then stops paying it
+ * on every call while the store is down.
+ */
+public final class ResilientRateLimiter extends AbstractRateLimiter {
+
+	private static final Logger logger = LoggerFactory.getLogger(ResilientRateLimiter.class);
+
+	/**
+	 * Told of every degraded decision, for metrics.
+	 */
+	public interface DegradedListener {
+
+		/**
+		 * Called for every decision taken without the store.
+		 * @param decision the degraded decision
+		 * @param policy the policy that decided it
+		 */
+		void degraded(Decision decision, FailurePolicy policy);
+
+	}
+
+	private final RateLimiter store;
+
+	private final FailurePolicy defaultPolicy;
+
+	private final RateLimiter local;
+
+	private final CircuitBreaker breaker;
+
+	private final DegradedListener listener;
+
+	/**
+	 * Create a limiter.
+	 * @param store the limiter that uses the store
+	 * @param defaultPolicy the policy of limits that have none of their own
+	 * @param local the in-memory limiter for {@link FailurePolicy#LOCAL}
+	 * @param breaker the breaker in front of the store
+	 * @param listener told of every degraded decision, or {@code null}
+	 */
+	public ResilientRateLimiter(RateLimiter store, FailurePolicy defaultPolicy, RateLimiter local,
+			CircuitBreaker breaker, DegradedListener listener) {
+		if (store == null || defaultPolicy == null || local == null || breaker == null) {
+			throw new IllegalArgumentException("store, defaultPolicy, local and breaker must not be null");
+		}
+		this.store = store;
+		this.defaultPolicy = defaultPolicy;
+		this.local = local;
+		this.breaker = breaker;
+		this.listener = (listener != null) ? listener : (decision, policy) -> {
+		};
+	}
+
+	/**
+	 * Create a breaker that logs each outage once: a warning when it starts and a line
+	 * when the store is back.
+	 * @param failureThreshold consecutive failures that open it
+	 * @param openDuration how long it stays open before a probe
+	 * @return the breaker
+	 */
+	public static CircuitBreaker loggingBreaker(int failureThreshold, Duration openDuration) {
+		return new CircuitBreaker(failureThreshold, openDuration, System::nanoTime, new CircuitBreaker.Listener() {
+
+			@Override
+			public void opened(Throwable cause) {
+				logger.warn("Rate-limit store unavailable, deciding by failure policy until it is back: {}",
+						String.valueOf(cause));
+			}
+
+			@Override
+			public void closed(Duration outage) {
+				logger.info("Rate-limit store is back after {} ms", outage.toMillis());
+			}
+
+		});
+	}
+
+	/**
+	 * Create a limiter with an in-memory local limiter and a logging breaker.
+	 * @param store the limiter that uses the store
+	 * @param defaultPolicy the policy of limits that have none of their own
+	 * @return the limiter
+	 */
+	public static ResilientRateLimiter of(RateLimiter store, FailurePolicy defaultPolicy) {
+		return new ResilientRateLimiter(store, defaultPolicy, new InMemoryRateLimiter(),
+				loggingBreaker(3, Duration.ofMillis(500)), null);
+	}
+
+	public CircuitBreaker breaker() {
+		return this.breaker;
+	}
+
+	@Override
+	protected Decision doAcquire(String key, long permits, List<Limit> limits) {
+		if (this.breaker.tryAcquire()) {
+			try {
+				Decision decision = this.store.acquire(key, permits, limits);
+				this.breaker.onSuccess();
+				return decision;
+			}
+			catch (IllegalArgumentException ex) {
+				throw ex;
+			}
+			catch (RuntimeException ex) {
+				this.breaker.onFailure(ex);
+			}
+		}
+		return fallback(key, permits, limits);
+	}
+
+	private Decision fallback(String key, long permits, List<Limit> limits) {
+		List<Limit> locals = null;
+		for (Limit limit : limits) {
+			FailurePolicy policy = policy(limit);
+			if (policy == FailurePolicy.FAIL_CLOSED) {
+				// Whoever chose fail-closed prefers refusing calls to admitting unlimited
+				// ones.
+				Duration wait = this.breaker.remainingOpen();
+				wait = wait.isZero() ? Duration.ofSeconds(1) : wait;
+				return degraded(Decision.rejected(limit, 0, wait, wait, nowMicros()), policy);
+			}
+			if (policy == FailurePolicy.LOCAL) {
+				locals = (locals != null) ? locals : new ArrayList<>(limits.size());
+				locals.add(Limit.of(limit.localThreshold(), limit.period()).named(limit.name()));
+			}
+		}
+		if (locals != null) {
+			long smallest = locals.stream().mapToLong(Limit::threshold).min().getAsLong();
+			if (permits > smallest) {
+				Limit limit = locals.get(0);
+				return degraded(Decision.rejected(limit, smallest, limit.period(), limit.period(), nowMicros()),
+						FailurePolicy.LOCAL);
+			}
+			return degraded(this.local.acquire(key, permits, locals), FailurePolicy.LOCAL);
+		}
+		// Fail open: an outage of the store must not take the application down with it.
+		Limit limit = limits.get(0);
+		return degraded(Decision.allowed(limit, -1, Duration.ZERO, nowMicros()), FailurePolicy.FAIL_OPEN);
+	}
+
+	private Decision degraded(Decision decision, FailurePolicy policy) {
+		Decision degraded = decision.asDegraded();
+		this.listener.degraded(degraded, policy);
+		return degraded;
+	}
+
+	private FailurePolicy policy(Limit limit) {
+		return (limit.failurePolicy() != null) ? limit.failurePolicy() : this.defaultPolicy;
+	}
+
+	private static long nowMicros() {
+		return System.currentTimeMillis() * 1_000;
+	}
+
+}

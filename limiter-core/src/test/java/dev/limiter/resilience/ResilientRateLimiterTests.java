@@ -1,0 +1,128 @@
+package dev.limiter.resilience;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+
+import org.junit.jupiter.api.Test;
+
+import dev.limiter.AbstractRateLimiter;
+import dev.limiter.Decision;
+import dev.limiter.FailurePolicy;
+import dev.limiter.Limit;
+import dev.limiter.memory.InMemoryRateLimiter;
+import dev.limiter.test.MutableClock;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class ResilientRateLimiterTests {
+
+	private final AtomicLong nanos = new AtomicLong();
+
+	private final AtomicInteger storeCalls = new AtomicInteger();
+
+	private volatile boolean storeDown;
+
+	private final AbstractRateLimiter store = new AbstractRateLimiter() {
+		@Override
+		protected Decision doAcquire(String key, long permits, List<Limit> limits) {
+			ResilientRateLimiterTests.this.storeCalls.incrementAndGet();
+			if (ResilientRateLimiterTests.this.storeDown) {
+				throw new IllegalStateException("connection refused");
+			}
+			return Decision.allowed(limits.get(0), 1, limits.get(0).period(), 0);
+		}
+	};
+
+	private final List<FailurePolicy> degraded = new ArrayList<>();
+
+	private final CircuitBreaker breaker = new CircuitBreaker(2, Duration.ofSeconds(1), this.nanos::get, null);
+
+	private ResilientRateLimiter limiter(FailurePolicy policy) {
+		return new ResilientRateLimiter(this.store, policy, new InMemoryRateLimiter(MutableClock.startingNow(), false),
+				this.breaker, (decision, p) -> this.degraded.add(p));
+	}
+
+	private final Limit limit = Limit.of(2, Duration.ofSeconds(10));
+
+	@Test
+	void usesTheStoreWhileItAnswers() {
+		Decision decision = limiter(FailurePolicy.FAIL_CLOSED).acquire("k", this.limit);
+		assertThat(decision.isAllowed()).isTrue();
+		assertThat(decision.isDegraded()).isFalse();
+		assertThat(this.degraded).isEmpty();
+	}
+
+	@Test
+	void failOpenAdmitsWithUnknownRemaining() {
+		this.storeDown = true;
+		Decision decision = limiter(FailurePolicy.FAIL_OPEN).acquire("k", this.limit);
+		assertThat(decision.isAllowed()).isTrue();
+		assertThat(decision.isDegraded()).isTrue();
+		assertThat(decision.remaining()).isEqualTo(-1);
+		assertThat(this.degraded).containsExactly(FailurePolicy.FAIL_OPEN);
+	}
+
+	@Test
+	void failClosedRejectsUntilTheBreakerProbes() {
+		this.storeDown = true;
+		ResilientRateLimiter limiter = limiter(FailurePolicy.FAIL_OPEN);
+		Limit login = this.limit.withFailurePolicy(FailurePolicy.FAIL_CLOSED);
+		assertThat(limiter.acquire("k", login).isAllowed()).isFalse();
+		Decision decision = limiter.acquire("k", login);
+		assertThat(decision.isAllowed()).isFalse();
+		assertThat(decision.isDegraded()).isTrue();
+		assertThat(decision.retryAfter()).isEqualTo(Duration.ofSeconds(1));
+		assertThat(this.degraded).containsOnly(FailurePolicy.FAIL_CLOSED);
+	}
+
+	@Test
+	void localDecidesInMemoryAtTheLocalThreshold() {
+		this.storeDown = true;
+		ResilientRateLimiter limiter = limiter(FailurePolicy.LOCAL);
+		Limit local = this.limit.withLocalThreshold(1);
+		assertThat(limiter.acquire("k", local).isAllowed()).isTrue();
+		Decision rejected = limiter.acquire("k", local);
+		assertThat(rejected.isAllowed()).isFalse();
+		assertThat(rejected.isDegraded()).isTrue();
+		assertThat(rejected.limit().threshold()).isEqualTo(1);
+	}
+
+	@Test
+	void anyFailClosedLimitRejectsTheWholeCall() {
+		this.storeDown = true;
+		ResilientRateLimiter limiter = limiter(FailurePolicy.FAIL_OPEN);
+		Limit closed = Limit.of(5, Duration.ofMinutes(1)).withFailurePolicy(FailurePolicy.FAIL_CLOSED);
+		assertThat(limiter.acquire("k", this.limit, closed).isAllowed()).isFalse();
+	}
+
+	@Test
+	void breakerStopsCallingTheStoreAndProbesItBack() {
+		this.storeDown = true;
+		ResilientRateLimiter limiter = limiter(FailurePolicy.FAIL_OPEN);
+		for (int i = 0; i < 10; i++) {
+			limiter.acquire("k", this.limit);
+		}
+		assertThat(this.storeCalls).hasValue(2);
+		this.storeDown = false;
+		this.nanos.addAndGet(Duration.ofSeconds(1).toNanos());
+		Decision back = limiter.acquire("k", this.limit);
+		assertThat(back.isDegraded()).isFalse();
+		assertThat(this.storeCalls).hasValue(3);
+		assertThat(this.breaker.state()).isEqualTo(CircuitBreaker.State.CLOSED);
+	}
+
+	@Test
+	void invalidArgumentsAreNotOutages() {
+		ResilientRateLimiter limiter = limiter(FailurePolicy.FAIL_OPEN);
+		for (int i = 0; i < 5; i++) {
+			org.assertj.core.api.Assertions.assertThatIllegalArgumentException()
+				.isThrownBy(() -> limiter.acquire("k", 3, List.of(this.limit)));
+		}
+		assertThat(this.breaker.state()).isEqualTo(CircuitBreaker.State.CLOSED);
+		assertThat(this.storeCalls).hasValue(0);
+	}
+
+}
