@@ -1,0 +1,104 @@
+package dev.limiter.redis;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+
+import io.lettuce.core.cluster.SlotHash;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.springframework.data.redis.connection.RedisClusterConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+
+import dev.limiter.Decision;
+import dev.limiter.Limit;
+import dev.limiter.RateLimiter;
+import dev.limiter.test.RedisCluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The engine against a real 3-master Redis Cluster: several limits per call and hostile
+ * keys never hit {@code CROSSSLOT}, and counts stay exact.
+ */
+class RedisClusterIntegrationTests {
+
+	private static RedisCluster cluster;
+
+	private static LettuceConnectionFactory factory;
+
+	@BeforeAll
+	static void startCluster() {
+		cluster = RedisCluster.start(3);
+		factory = new LettuceConnectionFactory(new RedisClusterConfiguration(cluster.addresses()));
+		factory.afterPropertiesSet();
+	}
+
+	@AfterAll
+	static void stopCluster() {
+		factory.destroy();
+		cluster.close();
+	}
+
+	@Test
+	void severalLimitsOnKeysAcrossAllSlotsAreExact() {
+		RateLimiter limiter = RedisRateLimiter.builder(factory).build();
+		Limit burst = Limit.of(3, Duration.ofSeconds(10));
+		Limit sustained = Limit.of(5, Duration.ofMinutes(1));
+		Set<Integer> masters = new HashSet<>();
+		for (int user = 0; user < 30; user++) {
+			// Names that differ in many bits, so that their slots spread.
+			String key = UUID.nameUUIDFromBytes(new byte[] { (byte) user }) + ":/orders/{id}";
+			masters.add(SlotHash.getSlot(RedisKeys.key("limiter:", key, burst)) * 3 / SlotHash.SLOT_COUNT);
+			int admitted = 0;
+			for (int i = 0; i < 5; i++) {
+				admitted += limiter.acquire(key, burst, sustained).isAllowed() ? 1 : 0;
+			}
+			assertThat(admitted).isEqualTo(3);
+		}
+		assertThat(masters).as("keys spread over every master").hasSize(3);
+	}
+
+	@Test
+	void hostileKeysCannotSplitACallAcrossSlots() {
+		RateLimiter limiter = RedisRateLimiter.builder(factory).build();
+		Limit burst = Limit.of(2, Duration.ofSeconds(10));
+		Limit sustained = Limit.of(4, Duration.ofMinutes(1));
+		for (String hostile : List.of("}", "{", "{}", "a}{b", "x{y}z", "{user}", "%7B", "ü{ñ}" + "z".repeat(300))) {
+			assertThat(limiter.acquire(hostile, burst, sustained).isAllowed()).as(hostile).isTrue();
+			assertThat(limiter.acquire(hostile, burst, sustained).isAllowed()).as(hostile).isTrue();
+			Decision third = limiter.acquire(hostile, burst, sustained);
+			assertThat(third.isAllowed()).as(hostile).isFalse();
+		}
+	}
+
+	@Test
+	void concurrentBurstOnOneKeyAdmitsExactlyTheThreshold() throws Exception {
+		RateLimiter limiter = RedisRateLimiter.builder(factory).build();
+		Limit limit = Limit.of(50, Duration.ofMinutes(1));
+		ExecutorService executor = Executors.newFixedThreadPool(16);
+		try {
+			List<Callable<Boolean>> calls = new ArrayList<>();
+			for (int i = 0; i < 400; i++) {
+				calls.add(() -> limiter.acquire("cluster-burst", limit).isAllowed());
+			}
+			int admitted = 0;
+			for (Future<Boolean> future : executor.invokeAll(calls)) {
+				admitted += future.get() ? 1 : 0;
+			}
+			assertThat(admitted).isEqualTo(50);
+		}
+		finally {
+			executor.shutdownNow();
+		}
+	}
+
+}
