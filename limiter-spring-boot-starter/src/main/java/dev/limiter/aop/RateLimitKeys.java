@@ -1,0 +1,73 @@
+package dev.limiter.aop;
+
+import java.lang.reflect.Method;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.Base64;
+
+/**
+ * Helpers that keep the parts of a rate-limit key bounded and unambiguous.
+ */
+public final class RateLimitKeys {
+
+	/** The longest part kept as it is; longer parts are replaced by their hash. */
+	public static final int MAX_PART_LENGTH = 64;
+
+	private RateLimitKeys() {
+	}
+
+	/**
+	 * Return a part of a key that a client may control (a user name, a URI) bounded in
+	 * size: kept as it is when short and free of control characters and {@code ':'},
+	 * otherwise replaced by {@code #} and the URL-safe Base64 of its SHA-256. The result
+	 * has at most {@value #MAX_PART_LENGTH} characters and never contains {@code ':'}, so
+	 * parts joined with {@code ':'} stay unambiguous; braces are left to the store, which
+	 * escapes them.
+	 * @param part the part
+	 * @return the bounded part
+	 */
+	public static String bounded(String part) {
+		if (part == null) {
+			return "null";
+		}
+		if (part.length() <= MAX_PART_LENGTH && isPlain(part)) {
+			return part;
+		}
+		return "#" + sha256(part);
+	}
+
+	/**
+	 * Return the key of a method for calls outside a web request: its declaring class and
+	 * name, shared by every caller.
+	 * @param method the method
+	 * @return the method key, such as {@code m:com.example.Mailer.send}
+	 */
+	public static String methodKey(Method method) {
+		return "m:" + method.getDeclaringClass().getName() + "." + method.getName();
+	}
+
+	private static boolean isPlain(String part) {
+		if (part.isEmpty() || part.charAt(0) == '#') {
+			return false;
+		}
+		for (int i = 0; i < part.length(); i++) {
+			char c = part.charAt(i);
+			if (c == ':' || Character.isISOControl(c)) {
+				return false;
+			}
+		}
+		return true;
+	}
+
+	private static String sha256(String part) {
+		try {
+			byte[] digest = MessageDigest.getInstance("SHA-256").digest(part.getBytes(StandardCharsets.UTF_8));
+			return Base64.getUrlEncoder().withoutPadding().encodeToString(digest);
+		}
+		catch (NoSuchAlgorithmException ex) {
+			throw new IllegalStateException("SHA-256 is missing from this JVM", ex);
+		}
+	}
+
+}

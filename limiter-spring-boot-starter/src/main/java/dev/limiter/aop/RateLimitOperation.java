@@ -1,0 +1,124 @@
+package dev.limiter.aop;
+
+import java.lang.reflect.Method;
+import java.util.List;
+
+import org.springframework.expression.Expression;
+
+import dev.limiter.Limit;
+
+/**
+ * The resolved rate limits of one method: every {@link dev.limiter.annotation.RateLimit
+ *
+ * @RateLimit} on the method and on its class, with names completed from the
+ * configuration, checked together in one call to the engine.
+ */
+public final class RateLimitOperation {
+
+	private final Method method;
+
+	private final String description;
+
+	private final List<Limit> limits;
+
+	private final List<String> messages;
+
+	private final long permits;
+
+	private final String keySource;
+
+	private final Expression keyExpression;
+
+	private final List<KeyVariable> keyVariables;
+
+	RateLimitOperation(Method method, String description, List<Limit> limits, List<String> messages, long permits,
+			String keySource, Expression keyExpression, List<KeyVariable> keyVariables) {
+		this.method = method;
+		this.description = description;
+		this.limits = List.copyOf(limits);
+		this.messages = List.copyOf(messages);
+		this.permits = permits;
+		this.keySource = keySource;
+		this.keyExpression = keyExpression;
+		this.keyVariables = List.copyOf(keyVariables);
+	}
+
+	/**
+	 * Return the annotated method.
+	 * @return the method
+	 */
+	public Method getMethod() {
+		return this.method;
+	}
+
+	/**
+	 * Return the method as shown in messages, such as
+	 * {@code com.example.OrderController.order(String)}.
+	 * @return the description
+	 */
+	public String getDescription() {
+		return this.description;
+	}
+
+	/**
+	 * Return the limits, in the order of the annotations (class first).
+	 * @return the limits
+	 */
+	public List<Limit> getLimits() {
+		return this.limits;
+	}
+
+	/**
+	 * Return the permits one call takes.
+	 * @return the permits
+	 */
+	public long getPermits() {
+		return this.permits;
+	}
+
+	/**
+	 * Return the key expression shared by the annotations, empty for the default key.
+	 * @return the key expression
+	 */
+	public String getKeySource() {
+		return this.keySource;
+	}
+
+	Expression getKeyExpression() {
+		return this.keyExpression;
+	}
+
+	List<KeyVariable> getKeyVariables() {
+		return this.keyVariables;
+	}
+
+	/**
+	 * Return the message of the annotation that declared a limit.
+	 * @param limit a limit of this operation, such as the one a decision names
+	 * @return the message, empty for the standard one
+	 */
+	public String getMessage(Limit limit) {
+		for (int i = 0; i < this.limits.size(); i++) {
+			if (this.limits.get(i).equals(limit)) {
+				return this.messages.get(i);
+			}
+		}
+		return "";
+	}
+
+	@Override
+	public String toString() {
+		return this.description + " " + this.limits;
+	}
+
+	/**
+	 * A variable that the key expression reads: a method argument (by index) or the
+	 * current request (index -1).
+	 */
+	record KeyVariable(String name, int index) {
+
+		static final int REQUEST = -1;
+
+	}
+
+}

@@ -1,0 +1,144 @@
+package dev.limiter.autoconfigure;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+import org.springframework.beans.factory.BeanFactory;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
+import org.springframework.context.ApplicationContext;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Conditional;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Import;
+import org.springframework.web.servlet.DispatcherServlet;
+
+import dev.limiter.Limit;
+import dev.limiter.RateLimiter;
+import dev.limiter.aop.ConfiguredLimit;
+import dev.limiter.aop.MethodRateLimitKeyResolver;
+import dev.limiter.aop.RateLimitAspect;
+import dev.limiter.aop.RateLimitDecisionListener;
+import dev.limiter.aop.RateLimitKeyResolver;
+import dev.limiter.aop.RateLimitOperationSource;
+import dev.limiter.web.RateLimitExceptionHandler;
+import dev.limiter.web.RateLimitHeaders;
+import dev.limiter.web.RateLimitResponseHeaders;
+import dev.limiter.web.WebRateLimitKeyResolver;
+
+/**
+ * Auto-configuration of Limiter: the {@link RateLimiter} store (Redis when the
+ * application has a connection factory, otherwise in memory), the {@link RateLimitAspect}
+ * that enforces {@code @RateLimit}, and in servlet web applications the default key, the
+ * 429 handler and the quota headers.
+ */
+@AutoConfiguration(afterName = { "org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration",
+		"org.springframework.boot.autoconfigure.data.redis.RedisAutoConfiguration",
+		"org.springframework.boot.autoconfigure.aop.AopAutoConfiguration" })
+@ConditionalOnProperty(prefix = "limiter", name = "enabled", havingValue = "true", matchIfMissing = true)
+@EnableConfigurationProperties(LimiterProperties.class)
+@Import({ LimiterStoreConfigurations.Redis.class, LimiterStoreConfigurations.InMemory.class })
+public final class LimiterAutoConfiguration {
+
+	// Nested configurations register their beans first, so this fallback only applies
+	// outside servlet web applications.
+	@Bean
+	@ConditionalOnMissingBean
+	RateLimitKeyResolver rateLimitKeyResolver() {
+		return new MethodRateLimitKeyResolver();
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnClass(name = "org.aspectj.weaver.Advice")
+	static class AspectConfiguration {
+
+		@Bean
+		@ConditionalOnMissingBean
+		static RateLimitAnnotationValidator rateLimitAnnotationValidator(
+				ObjectProvider<RateLimitOperationSource> operationSource) {
+			return new RateLimitAnnotationValidator(operationSource);
+		}
+
+		@Bean
+		@ConditionalOnMissingBean
+		RateLimitOperationSource rateLimitOperationSource(LimiterProperties properties, BeanFactory beanFactory) {
+			return new RateLimitOperationSource(configuredLimits(properties), beanFactory);
+		}
+
+		@Bean
+		@ConditionalOnMissingBean
+		RateLimitAspect rateLimitAspect(RateLimiter rateLimiter, RateLimitOperationSource operationSource,
+				RateLimitKeyResolver keyResolver, ApplicationContext applicationContext,
+				ObjectProvider<RateLimitDecisionListener> listeners, LimiterProperties properties) {
+			return new RateLimitAspect(rateLimiter, operationSource, keyResolver, applicationContext,
+					listeners.orderedStream().toList(), properties.getAspectOrder());
+		}
+
+		private static Map<String, ConfiguredLimit> configuredLimits(LimiterProperties properties) {
+			Map<String, ConfiguredLimit> limits = new LinkedHashMap<>();
+			properties.getLimits().forEach((name, limit) -> {
+				String property = "limiter.limits." + name;
+				try {
+					if (limit.getThreshold() != null) {
+						Limit.of(limit.getThreshold(), Limit.MIN_PERIOD);
+					}
+				}
+				catch (IllegalArgumentException ex) {
+					throw new InvalidConfigurationPropertyValueException(property + ".threshold", limit.getThreshold(),
+							ex.getMessage());
+				}
+				try {
+					if (limit.getPeriod() != null) {
+						Limit.of(1, limit.getPeriod());
+					}
+				}
+				catch (IllegalArgumentException ex) {
+					throw new InvalidConfigurationPropertyValueException(property + ".period", limit.getPeriod(),
+							ex.getMessage());
+				}
+				limits.put(name, new ConfiguredLimit(limit.getThreshold(), limit.getPeriod()));
+			});
+			return limits;
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
+	@ConditionalOnClass({ DispatcherServlet.class, jakarta.servlet.http.HttpServletRequest.class })
+	static class WebConfiguration {
+
+		@Bean
+		@ConditionalOnMissingBean
+		RateLimitKeyResolver webRateLimitKeyResolver(LimiterProperties properties) {
+			return new WebRateLimitKeyResolver(properties.getWeb().getPathStyle());
+		}
+
+		@Bean
+		@ConditionalOnMissingBean
+		RateLimitHeaders rateLimitHeaders(LimiterProperties properties) {
+			return new RateLimitHeaders(properties.getWeb().getHeaders());
+		}
+
+		@Bean
+		@ConditionalOnMissingBean
+		RateLimitResponseHeaders rateLimitResponseHeaders(RateLimitHeaders rateLimitHeaders) {
+			return new RateLimitResponseHeaders(rateLimitHeaders);
+		}
+
+		@Bean
+		@ConditionalOnMissingBean
+		@Conditional(OnNoApplicationRateLimitHandlerCondition.class)
+		RateLimitExceptionHandler rateLimitExceptionHandler(RateLimitHeaders rateLimitHeaders) {
+			return new RateLimitExceptionHandler(rateLimitHeaders);
+		}
+
+	}
+
+}

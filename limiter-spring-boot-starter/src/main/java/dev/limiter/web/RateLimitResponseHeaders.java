@@ -1,0 +1,49 @@
+package dev.limiter.web;
+
+import jakarta.servlet.http.HttpServletResponse;
+
+import org.springframework.web.context.request.RequestAttributes;
+import org.springframework.web.context.request.RequestContextHolder;
+import org.springframework.web.context.request.ServletRequestAttributes;
+
+import dev.limiter.Decision;
+import dev.limiter.aop.RateLimitDecisionListener;
+import dev.limiter.aop.RateLimitOperation;
+
+/**
+ * Adds the remaining quota to the response of an admitted call, before the handler writes
+ * its body; rejections get their headers from {@link RateLimitExceptionHandler}.
+ * <p>
+ * When several rate-limited methods run in one request, the last admitted one's headers
+ * win.
+ */
+public class RateLimitResponseHeaders implements RateLimitDecisionListener {
+
+	private final RateLimitHeaders headers;
+
+	/**
+	 * Create the listener.
+	 * @param headers the header writer
+	 */
+	public RateLimitResponseHeaders(RateLimitHeaders headers) {
+		if (headers == null) {
+			throw new IllegalArgumentException("headers must not be null");
+		}
+		this.headers = headers;
+	}
+
+	@Override
+	public void onDecision(RateLimitOperation operation, Decision decision) {
+		if (!decision.isAllowed() || this.headers.getStyle() == HeaderStyle.NONE) {
+			return;
+		}
+		RequestAttributes attributes = RequestContextHolder.getRequestAttributes();
+		if (attributes instanceof ServletRequestAttributes servlet) {
+			HttpServletResponse response = servlet.getResponse();
+			if (response != null && !response.isCommitted()) {
+				this.headers.write(decision, response::setHeader);
+			}
+		}
+	}
+
+}
