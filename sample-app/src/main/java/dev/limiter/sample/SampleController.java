@@ -1,0 +1,84 @@
+package dev.limiter.sample;
+
+import java.security.Principal;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.PathVariable;
+import org.springframework.web.bind.annotation.PostMapping;
+import org.springframework.web.bind.annotation.RequestParam;
+import org.springframework.web.bind.annotation.RestController;
+
+import dev.limiter.annotation.RateLimit;
+
+/**
+ * The sample API: each endpoint shows one way to limit.
+ */
+@RestController
+class SampleController {
+
+	private final ReportService reports;
+
+	SampleController(ReportService reports) {
+		this.reports = reports;
+	}
+
+	/**
+	 * Per user: 2 calls in any 30 seconds for each signed-in user (or client address).
+	 */
+	@RateLimit(period = 30, threshold = 2)
+	@GetMapping("/greeting")
+	Map<String, String> greeting(Principal principal) {
+		String name = (principal != null) ? principal.getName() : "stranger";
+		return Map.of("greeting", "Hello, " + name + "!");
+	}
+
+	/**
+	 * Per client address, whoever claims to be signing in: 5 attempts a minute.
+	 */
+	@RateLimit(key = "'login:' + #request.remoteAddr", period = 1, unit = TimeUnit.MINUTES, threshold = 5)
+	@PostMapping("/login")
+	Map<String, String> login(@RequestParam String username) {
+		return Map.of("status", "checked", "username", username);
+	}
+
+	/**
+	 * A named limit: application.yml sets {@code limiter.limits.search}, which wins over
+	 * the numbers here without a rebuild.
+	 */
+	@RateLimit(name = "search", period = 60, threshold = 100)
+	@GetMapping("/search")
+	Map<String, Object> search(@RequestParam String q) {
+		return Map.of("query", q, "results", new String[] { q + " one", q + " two" });
+	}
+
+	/**
+	 * Two limits checked together: a burst of 3 a second and 20 an hour per user.
+	 */
+	@RateLimit(name = "orders-burst", period = 1, threshold = 3)
+	@RateLimit(name = "orders-hourly", period = 1, unit = TimeUnit.HOURS, threshold = 20)
+	@GetMapping("/orders/{id}")
+	Map<String, Object> order(@PathVariable long id) {
+		return Map.of("id", id, "status", "shipped");
+	}
+
+	/**
+	 * A SpEL key from a request parameter: each symbol at most 5 times in 10 seconds,
+	 * whoever asks.
+	 */
+	@RateLimit(key = "'quote:' + #symbol", period = 10, threshold = 5)
+	@GetMapping("/quotes")
+	Map<String, Object> quote(@RequestParam String symbol) {
+		return Map.of("symbol", symbol, "price", 42.0);
+	}
+
+	/**
+	 * The limit sits on the service method, not here.
+	 */
+	@GetMapping("/reports/export")
+	Map<String, String> export(@RequestParam String tenant) {
+		return Map.of("tenant", tenant, "report", this.reports.export(tenant));
+	}
+
+}

@@ -1,0 +1,35 @@
+package dev.limiter.sample;
+
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.security.config.Customizer;
+import org.springframework.security.config.annotation.web.builders.HttpSecurity;
+import org.springframework.security.core.userdetails.User;
+import org.springframework.security.core.userdetails.UserDetailsService;
+import org.springframework.security.provisioning.InMemoryUserDetailsManager;
+import org.springframework.security.web.SecurityFilterChain;
+
+/**
+ * Two demo users, alice and bob (password {@code password}), over HTTP Basic. Every
+ * endpoint is open; a request with credentials is keyed by its user, one without by its
+ * client address.
+ */
+@Configuration(proxyBeanMethods = false)
+class SecurityConfiguration {
+
+	@Bean
+	SecurityFilterChain securityFilterChain(HttpSecurity http) throws Exception {
+		http.authorizeHttpRequests((requests) -> requests.anyRequest().permitAll())
+			.httpBasic(Customizer.withDefaults())
+			.csrf((csrf) -> csrf.disable());
+		return http.build();
+	}
+
+	@Bean
+	UserDetailsService users() {
+		return new InMemoryUserDetailsManager(
+				User.withUsername("alice").password("{noop}password").roles("USER").build(),
+				User.withUsername("bob").password("{noop}password").roles("USER").build());
+	}
+
+}
