@@ -5,6 +5,7 @@ import org.apache.commons.logging.LogFactory;
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
 import org.springframework.boot.context.event.ApplicationReadyEvent;
+import org.springframework.context.ApplicationListener;
 
 /**
  * A small API that shows every Limiter feature; see the README's quick start.
@@ -14,7 +15,8 @@ public class SampleApplication {
 
 	public static void main(String[] args) {
 		SpringApplication application = new SpringApplication(SampleApplication.class);
-		application.addListeners(new DemoRedis(), SampleApplication::listening);
+		application.addListeners(new DemoRedis(),
+				(ApplicationListener<ApplicationReadyEvent>) SampleApplication::listening);
 		application.run(args);
 	}
 
