@@ -8,6 +8,8 @@ import java.lang.annotation.RetentionPolicy;
 import java.lang.annotation.Target;
 import java.util.concurrent.TimeUnit;
 
+import dev.limiter.FailurePolicy;
+
 /**
  * Limits how often a method may be called: at most {@link #threshold()} calls in any
  * {@link #period()} per key, counted across every instance of the application.
@@ -74,5 +76,19 @@ public @interface RateLimit {
 	 * @return the message
 	 */
 	String message() default "";
+
+	/**
+	 * What this limit does when Redis cannot answer in time; empty for the configured
+	 * default ({@code limiter.failure.policy}). At most one value.
+	 * @return the failure policy
+	 */
+	FailurePolicy[] failurePolicy() default {};
+
+	/**
+	 * The threshold each instance applies on its own under {@link FailurePolicy#LOCAL}; 0
+	 * for {@link #threshold()}.
+	 * @return the per-instance threshold
+	 */
+	long localThreshold() default 0;
 
 }
