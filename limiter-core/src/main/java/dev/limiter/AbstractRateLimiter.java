@@ -1,5 +1,8 @@
 package dev.limiter;
 
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -61,6 +64,26 @@ public abstract class AbstractRateLimiter implements RateLimiter {
 					"permits must be between 1 and the smallest threshold (" + smallest + "), was " + permits);
 		}
 		return (distinct != null) ? List.copyOf(distinct) : limits;
+	}
+
+	/**
+	 * Return a clock's reading in microseconds since the epoch, the unit of time inside
+	 * the stores.
+	 * @param clock the clock
+	 * @return the current time in microseconds
+	 */
+	protected static long epochMicros(Clock clock) {
+		Instant instant = clock.instant();
+		return Math.addExact(Math.multiplyExact(instant.getEpochSecond(), 1_000_000L), instant.getNano() / 1_000);
+	}
+
+	/**
+	 * Return a duration of microseconds, negative values taken as zero.
+	 * @param micros the microseconds
+	 * @return the duration
+	 */
+	protected static Duration ofMicros(long micros) {
+		return Duration.ofNanos(Math.multiplyExact(Math.max(0, micros), 1_000L));
 	}
 
 	private static boolean containsWindow(List<Limit> limits, Limit limit) {

@@ -2,7 +2,6 @@ package dev.limiter.memory;
 
 import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
@@ -59,7 +58,7 @@ public final class InMemoryRateLimiter extends AbstractRateLimiter {
 
 	@Override
 	protected Decision doAcquire(String key, long permits, List<Limit> limits) {
-		long now = micros(this.clock.instant());
+		long now = epochMicros(this.clock);
 		Decision decision;
 		while (true) {
 			Entry entry = this.entries.computeIfAbsent(key, (k) -> new Entry());
@@ -88,7 +87,7 @@ public final class InMemoryRateLimiter extends AbstractRateLimiter {
 	 * Evict every key whose windows have emptied by now.
 	 */
 	public void evictExpired() {
-		sweep(micros(this.clock.instant()));
+		sweep(epochMicros(this.clock));
 	}
 
 	private void sweep(long now) {
@@ -102,14 +101,6 @@ public final class InMemoryRateLimiter extends AbstractRateLimiter {
 				}
 			}
 		}
-	}
-
-	static long micros(Instant instant) {
-		return Math.addExact(Math.multiplyExact(instant.getEpochSecond(), 1_000_000L), instant.getNano() / 1_000);
-	}
-
-	private static Duration ofMicros(long micros) {
-		return Duration.ofNanos(Math.max(0, micros) * 1_000L);
 	}
 
 	/**

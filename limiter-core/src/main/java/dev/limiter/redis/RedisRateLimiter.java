@@ -2,7 +2,6 @@ package dev.limiter.redis;
 
 import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
@@ -104,7 +103,7 @@ public final class RedisRateLimiter extends AbstractRateLimiter {
 		List<String> keys = new ArrayList<>(size);
 		Object[] args = new Object[4 + 2 * size];
 		args[0] = Long.toString(permits);
-		args[1] = (this.clock != null) ? Long.toString(micros(this.clock.instant())) : SERVER_TIME;
+		args[1] = (this.clock != null) ? Long.toString(epochMicros(this.clock)) : SERVER_TIME;
 		args[2] = this.countRejected;
 		args[3] = this.tokenPrefix + Long.toString(this.sequence.incrementAndGet(), 36);
 		for (int i = 0; i < size; i++) {
@@ -125,14 +124,6 @@ public final class RedisRateLimiter extends AbstractRateLimiter {
 			return Decision.allowed(decider, remaining, resetAfter, now);
 		}
 		return Decision.rejected(decider, remaining, ofMicros(result.get(3)), resetAfter, now);
-	}
-
-	static long micros(Instant instant) {
-		return Math.addExact(Math.multiplyExact(instant.getEpochSecond(), 1_000_000L), instant.getNano() / 1_000);
-	}
-
-	private static Duration ofMicros(long micros) {
-		return Duration.ofNanos(Math.multiplyExact(Math.max(0, micros), 1_000L));
 	}
 
 	@SuppressWarnings({ "unchecked", "rawtypes" })

@@ -98,7 +98,7 @@ class ResilientRateLimiterFaultIntegrationTests {
 
 	@Test
 	void redisDownAtStartAppliesThePolicyThenPicksRedisUp() {
-		int port = RedisServerPorts.free();
+		int port = RedisServer.freePort();
 		ResilientRateLimiter limiter = limiter(port, FailurePolicy.LOCAL);
 		Limit limit = Limit.of(3, Duration.ofMinutes(1)).withLocalThreshold(2);
 		Decision first = limiter.acquire("early", limit);
@@ -198,19 +198,6 @@ class ResilientRateLimiterFaultIntegrationTests {
 			this.degraded += other.degraded;
 			this.failed += other.failed;
 			this.maxLatency = (other.maxLatency.compareTo(this.maxLatency) > 0) ? other.maxLatency : this.maxLatency;
-		}
-
-	}
-
-	private static final class RedisServerPorts {
-
-		static int free() {
-			try (java.net.ServerSocket socket = new java.net.ServerSocket(0)) {
-				return socket.getLocalPort();
-			}
-			catch (java.io.IOException ex) {
-				throw new IllegalStateException(ex);
-			}
 		}
 
 	}

@@ -280,7 +280,11 @@ public class RedisServer implements AutoCloseable {
 		}
 	}
 
-	static int freePort() {
+	/**
+	 * Return a port that nothing listens on now.
+	 * @return a free loopback port
+	 */
+	public static int freePort() {
 		try (ServerSocket socket = new ServerSocket(0)) {
 			socket.setReuseAddress(true);
 			return socket.getLocalPort();

@@ -49,7 +49,7 @@ class SampleAppEndToEndIntegrationTests {
 		Path jar = Path.of(System.getProperty("sample.jar", "target/sample-app.jar"));
 		assertThat(jar).exists();
 		for (int i = 0; i < 2; i++) {
-			int port = freePort();
+			int port = RedisServer.freePort();
 			Path log = Files.createTempFile("sample-app-" + port, ".log");
 			Process process = new ProcessBuilder(javaBinary(), "-Xmx256m", "-jar", jar.toString(),
 					"--server.port=" + port, "--spring.data.redis.host=127.0.0.1",
@@ -180,12 +180,6 @@ class SampleAppEndToEndIntegrationTests {
 
 	private static String javaBinary() {
 		return Path.of(System.getProperty("java.home"), "bin", "java").toString();
-	}
-
-	private static int freePort() throws IOException {
-		try (java.net.ServerSocket socket = new java.net.ServerSocket(0)) {
-			return socket.getLocalPort();
-		}
 	}
 
 }
