@@ -4,11 +4,15 @@ import java.lang.reflect.Method;
 import java.text.MessageFormat;
 import java.util.List;
 import java.util.Locale;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 
 import org.aspectj.lang.ProceedingJoinPoint;
 import org.aspectj.lang.annotation.Around;
 import org.aspectj.lang.annotation.Aspect;
 import org.aspectj.lang.reflect.MethodSignature;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import org.springframework.aop.support.AopUtils;
 import org.springframework.context.MessageSource;
@@ -16,6 +20,7 @@ import org.springframework.context.i18n.LocaleContextHolder;
 import org.springframework.core.Ordered;
 
 import dev.limiter.Decision;
+import dev.limiter.FailurePolicy;
 import dev.limiter.Limit;
 import dev.limiter.RateLimitExceededException;
 import dev.limiter.RateLimiter;
@@ -35,12 +40,25 @@ import dev.limiter.RateLimiter;
  * {@value #DEFAULT_MESSAGE_CODE}, falling back to the standard message. Messages receive
  * the limit's name, threshold, period (such as {@code 30s}) and the seconds to wait as
  * arguments {0} to {3}; a plain message with braces is formatted with them too.
+ * <p>
+ * When the store is unavailable and a fail-closed limit rejects the call, the aspect
+ * throws {@link RateLimitUnavailableException} with the message
+ * {@value #UNAVAILABLE_MESSAGE_CODE} or a standard one saying so. A key expression that
+ * fails at request time falls back to the default key, with a warning in the log.
  */
 @Aspect
 public class RateLimitAspect implements Ordered {
 
 	/** The message code looked up for annotations without a message. */
 	public static final String DEFAULT_MESSAGE_CODE = "limiter.rejected";
+
+	/**
+	 * The message code looked up when a fail-closed limit rejects a call because the
+	 * store is unavailable; arguments: the limit's name and the seconds to wait.
+	 */
+	public static final String UNAVAILABLE_MESSAGE_CODE = "limiter.unavailable";
+
+	private static final Logger logger = LoggerFactory.getLogger(RateLimitAspect.class);
 
 	private final RateLimiter rateLimiter;
 
@@ -54,6 +72,10 @@ public class RateLimitAspect implements Ordered {
 
 	private final int order;
 
+	private final FailurePolicy defaultFailurePolicy;
+
+	private final Set<Method> keyFailuresLogged = ConcurrentHashMap.newKeySet();
+
 	/**
 	 * Create the aspect.
 	 * @param rateLimiter the engine that decides
@@ -66,6 +88,26 @@ public class RateLimitAspect implements Ordered {
 	public RateLimitAspect(RateLimiter rateLimiter, RateLimitOperationSource operationSource,
 			RateLimitKeyResolver keyResolver, MessageSource messageSource, List<RateLimitDecisionListener> listeners,
 			int order) {
+		this(rateLimiter, operationSource, keyResolver, messageSource, listeners, order, FailurePolicy.FAIL_OPEN);
+	}
+
+	/**
+	 * Create the aspect.
+	 * @param rateLimiter the engine that decides
+	 * @param operationSource the source of the methods' limits
+	 * @param keyResolver the resolver of the default key
+	 * @param messageSource the source of localized messages, or {@code null}
+	 * @param listeners told of every decision
+	 * @param order the order of this aspect among other advice
+	 * @param defaultFailurePolicy the failure policy of limits that set none, as the
+	 * engine applies it
+	 */
+	public RateLimitAspect(RateLimiter rateLimiter, RateLimitOperationSource operationSource,
+			RateLimitKeyResolver keyResolver, MessageSource messageSource, List<RateLimitDecisionListener> listeners,
+			int order, FailurePolicy defaultFailurePolicy) {
+		if (defaultFailurePolicy == null) {
+			throw new IllegalArgumentException("defaultFailurePolicy must not be null");
+		}
 		if (rateLimiter == null) {
 			throw new IllegalArgumentException("rateLimiter must not be null");
 		}
@@ -81,6 +123,7 @@ public class RateLimitAspect implements Ordered {
 		this.messageSource = messageSource;
 		this.listeners = (listeners != null) ? List.copyOf(listeners) : List.of();
 		this.order = order;
+		this.defaultFailurePolicy = defaultFailurePolicy;
 	}
 
 	/**
@@ -101,16 +144,59 @@ public class RateLimitAspect implements Ordered {
 			return joinPoint.proceed();
 		}
 		Object[] arguments = joinPoint.getArgs();
-		String key = (operation.getKeyExpression() != null) ? this.operationSource.evaluateKey(operation, arguments)
+		String key = (operation.getKeyExpression() != null) ? evaluateKey(operation, targetClass, arguments)
 				: this.keyResolver.resolveKey(operation.getMethod(), targetClass, arguments);
 		Decision decision = this.rateLimiter.acquire(key, operation.getPermits(), operation.getLimits());
 		for (RateLimitDecisionListener listener : this.listeners) {
 			listener.onDecision(operation, decision);
 		}
 		if (!decision.isAllowed()) {
+			if (decision.isDegraded() && operation.failsClosed(this.defaultFailurePolicy)) {
+				throw new RateLimitUnavailableException(unavailableMessage(decision), key, decision);
+			}
 			throw new RateLimitExceededException(message(operation, decision), key, decision);
 		}
 		return joinPoint.proceed();
+	}
+
+	/**
+	 * Evaluate the key expression; when it fails or gives nothing, fall back to the
+	 * default key (the user and the route).
+	 * <p>
+	 * The failure policy is not applied here on purpose: it answers "the store is down",
+	 * not "a client sent something odd". Admitting the call would let a client bypass the
+	 * limit by leaving out what the key reads (a header, a parameter), and rejecting it
+	 * would turn a bug in the expression into an outage. The default key still limits the
+	 * caller. The error is logged once per method as a warning, then at debug level.
+	 */
+	private String evaluateKey(RateLimitOperation operation, Class<?> targetClass, Object[] arguments) {
+		try {
+			return this.operationSource.evaluateKey(operation, arguments);
+		}
+		catch (RuntimeException ex) {
+			String message = "Rate-limit key '" + operation.getKeySource() + "' of " + operation.getDescription()
+					+ " could not be evaluated (" + ex.getMessage()
+					+ "); the call is limited under the default key (the user and the route) instead";
+			if (this.keyFailuresLogged.add(operation.getMethod())) {
+				logger.warn(message + ". Later failures of this key are logged at debug level.");
+			}
+			else if (logger.isDebugEnabled()) {
+				logger.debug(message, ex);
+			}
+			return this.keyResolver.resolveKey(operation.getMethod(), targetClass, arguments);
+		}
+	}
+
+	private String unavailableMessage(Decision decision) {
+		if (this.messageSource != null) {
+			Object[] arguments = { decision.limit().name(), Long.toString(decision.retryAfterSeconds()) };
+			String message = this.messageSource.getMessage(UNAVAILABLE_MESSAGE_CODE, arguments, null,
+					LocaleContextHolder.getLocale());
+			if (message != null) {
+				return message;
+			}
+		}
+		return RateLimitUnavailableException.standardMessage(decision);
 	}
 
 	private String message(RateLimitOperation operation, Decision decision) {

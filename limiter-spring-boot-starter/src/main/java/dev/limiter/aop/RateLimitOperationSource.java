@@ -34,6 +34,7 @@ import org.springframework.util.ClassUtils;
 import org.springframework.util.ReflectionUtils;
 
 import dev.limiter.AbstractRateLimiter;
+import dev.limiter.FailurePolicy;
 import dev.limiter.Limit;
 import dev.limiter.annotation.RateLimit;
 import dev.limiter.annotation.RateLimits;
@@ -250,9 +251,10 @@ public class RateLimitOperationSource {
 					"period " + annotation.period() + " " + annotation.unit() + " does not fit in a Duration",
 					"Set period to a positive window of at most " + Limit.MAX_PERIOD.toDays() + " days.");
 		}
+		Limit limit;
 		try {
-			Limit limit = Limit.of(threshold, period);
-			return name.isEmpty() ? limit : limit.named(name);
+			limit = Limit.of(threshold, period);
+			limit = name.isEmpty() ? limit : limit.named(name);
 		}
 		catch (IllegalArgumentException ex) {
 			String fix = ex.getMessage().startsWith("threshold")
@@ -261,6 +263,29 @@ public class RateLimitOperationSource {
 					: "Set period (in the annotation's unit, or limiter.limits.<name>.period) to a positive window "
 							+ "of whole milliseconds, at most " + Limit.MAX_PERIOD.toDays() + " days.";
 			throw new InvalidRateLimitException(description, ex.getMessage(), fix);
+		}
+		return withFailureSettings(description, annotation, configured, limit);
+	}
+
+	private static Limit withFailureSettings(String description, RateLimit annotation, ConfiguredLimit configured,
+			Limit limit) {
+		FailurePolicy[] policies = annotation.failurePolicy();
+		if (policies.length > 1) {
+			throw new InvalidRateLimitException(description,
+					"failurePolicy has " + policies.length + " values " + Arrays.toString(policies),
+					"Give failurePolicy at most one value, or none for the default (limiter.failure.policy).");
+		}
+		FailurePolicy policy = (configured != null && configured.failurePolicy() != null) ? configured.failurePolicy()
+				: (policies.length == 1) ? policies[0] : null;
+		long localThreshold = (configured != null && configured.localThreshold() != null) ? configured.localThreshold()
+				: annotation.localThreshold();
+		try {
+			return limit.withFailurePolicy(policy).withLocalThreshold(localThreshold);
+		}
+		catch (IllegalArgumentException ex) {
+			throw new InvalidRateLimitException(description, ex.getMessage(),
+					"Set localThreshold to 0 (the threshold) or to the most calls each instance admits on its own "
+							+ "while Redis is unavailable, at most " + Limit.MAX_THRESHOLD + ".");
 		}
 	}
 

@@ -17,6 +17,7 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
+import org.springframework.http.HttpStatusCode;
 import org.springframework.web.servlet.DispatcherServlet;
 
 import dev.limiter.Limit;
@@ -33,10 +34,10 @@ import dev.limiter.web.RateLimitResponseHeaders;
 import dev.limiter.web.WebRateLimitKeyResolver;
 
 /**
- * Auto-configuration of Limiter: the {@link RateLimiter} store (Redis when the
- * application has a connection factory, otherwise in memory), the {@link RateLimitAspect}
- * that enforces {@code @RateLimit}, and in servlet web applications the default key, the
- * 429 handler and the quota headers.
+ * Auto-configuration of Limiter: the {@link RateLimiter} store (Redis behind a circuit
+ * breaker and failure policies when the application has a connection factory, otherwise
+ * in memory), the {@link RateLimitAspect} that enforces {@code @RateLimit}, and in
+ * servlet web applications the default key, the 429 handler and the quota headers.
  */
 @AutoConfiguration(afterName = { "org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration",
 		"org.springframework.boot.autoconfigure.data.redis.RedisAutoConfiguration",
@@ -77,7 +78,8 @@ public final class LimiterAutoConfiguration {
 				RateLimitKeyResolver keyResolver, ApplicationContext applicationContext,
 				ObjectProvider<RateLimitDecisionListener> listeners, LimiterProperties properties) {
 			return new RateLimitAspect(rateLimiter, operationSource, keyResolver, applicationContext,
-					listeners.orderedStream().toList(), properties.getAspectOrder());
+					listeners.orderedStream().toList(), properties.getAspectOrder(),
+					properties.getFailure().getPolicy());
 		}
 
 		private static Map<String, ConfiguredLimit> configuredLimits(LimiterProperties properties) {
@@ -102,7 +104,17 @@ public final class LimiterAutoConfiguration {
 					throw new InvalidConfigurationPropertyValueException(property + ".period", limit.getPeriod(),
 							ex.getMessage());
 				}
-				limits.put(name, new ConfiguredLimit(limit.getThreshold(), limit.getPeriod()));
+				try {
+					if (limit.getLocalThreshold() != null) {
+						Limit.of(1, Limit.MIN_PERIOD).withLocalThreshold(limit.getLocalThreshold());
+					}
+				}
+				catch (IllegalArgumentException ex) {
+					throw new InvalidConfigurationPropertyValueException(property + ".local-threshold",
+							limit.getLocalThreshold(), ex.getMessage());
+				}
+				limits.put(name, new ConfiguredLimit(limit.getThreshold(), limit.getPeriod(), limit.getFailurePolicy(),
+						limit.getLocalThreshold()));
 			});
 			return limits;
 		}
@@ -135,8 +147,16 @@ public final class LimiterAutoConfiguration {
 		@Bean
 		@ConditionalOnMissingBean
 		@Conditional(OnNoApplicationRateLimitHandlerCondition.class)
-		RateLimitExceptionHandler rateLimitExceptionHandler(RateLimitHeaders rateLimitHeaders) {
-			return new RateLimitExceptionHandler(rateLimitHeaders);
+		RateLimitExceptionHandler rateLimitExceptionHandler(RateLimitHeaders rateLimitHeaders,
+				LimiterProperties properties) {
+			int status = properties.getFailure().getStatus();
+			// Both statuses tell a client to come back after Retry-After; 503 says the
+			// service is unavailable, 429 hides the outage behind a rate limit.
+			if (status != 503 && status != 429) {
+				throw new InvalidConfigurationPropertyValueException("limiter.failure.status", status,
+						"The status must be 503 (Service Unavailable) or 429 (Too Many Requests).");
+			}
+			return new RateLimitExceptionHandler(rateLimitHeaders, HttpStatusCode.valueOf(status));
 		}
 
 	}

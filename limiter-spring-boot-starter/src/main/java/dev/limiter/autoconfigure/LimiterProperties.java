@@ -6,6 +6,7 @@ import java.util.Map;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
+import dev.limiter.FailurePolicy;
 import dev.limiter.web.HeaderStyle;
 import dev.limiter.web.PathStyle;
 
@@ -49,6 +50,18 @@ public class LimiterProperties {
 	 * Order of the rate-limit aspect among other advice on the same method.
 	 */
 	private int aspectOrder = DEFAULT_ASPECT_ORDER;
+
+	/**
+	 * Longest a call waits on Redis, to connect or for an answer, before its failure
+	 * policy decides.
+	 */
+	private Duration timeout = Duration.ofMillis(50);
+
+	private final Failure failure = new Failure();
+
+	private final Breaker breaker = new Breaker();
+
+	private final LocalCache localCache = new LocalCache();
 
 	private final Web web = new Web();
 
@@ -96,6 +109,26 @@ public class LimiterProperties {
 		this.aspectOrder = aspectOrder;
 	}
 
+	public Duration getTimeout() {
+		return this.timeout;
+	}
+
+	public void setTimeout(Duration timeout) {
+		this.timeout = timeout;
+	}
+
+	public Failure getFailure() {
+		return this.failure;
+	}
+
+	public Breaker getBreaker() {
+		return this.breaker;
+	}
+
+	public LocalCache getLocalCache() {
+		return this.localCache;
+	}
+
 	public Web getWeb() {
 		return this.web;
 	}
@@ -133,6 +166,18 @@ public class LimiterProperties {
 		 */
 		private Duration period;
 
+		/**
+		 * What the limit does when Redis cannot answer in time, instead of the default
+		 * policy.
+		 */
+		private FailurePolicy failurePolicy;
+
+		/**
+		 * Threshold that each instance applies on its own under the local failure policy;
+		 * 0 for the threshold.
+		 */
+		private Long localThreshold;
+
 		public Long getThreshold() {
 			return this.threshold;
 		}
@@ -147,6 +192,110 @@ public class LimiterProperties {
 
 		public void setPeriod(Duration period) {
 			this.period = period;
+		}
+
+		public FailurePolicy getFailurePolicy() {
+			return this.failurePolicy;
+		}
+
+		public void setFailurePolicy(FailurePolicy failurePolicy) {
+			this.failurePolicy = failurePolicy;
+		}
+
+		public Long getLocalThreshold() {
+			return this.localThreshold;
+		}
+
+		public void setLocalThreshold(Long localThreshold) {
+			this.localThreshold = localThreshold;
+		}
+
+	}
+
+	/**
+	 * What limits do when Redis cannot answer in time.
+	 */
+	public static class Failure {
+
+		/**
+		 * Policy of limits that set none of their own.
+		 */
+		private FailurePolicy policy = FailurePolicy.FAIL_OPEN;
+
+		/**
+		 * HTTP status of a call that a fail-closed limit rejects because Redis is
+		 * unavailable: 503 or 429.
+		 */
+		private int status = 503;
+
+		public FailurePolicy getPolicy() {
+			return this.policy;
+		}
+
+		public void setPolicy(FailurePolicy policy) {
+			this.policy = policy;
+		}
+
+		public int getStatus() {
+			return this.status;
+		}
+
+		public void setStatus(int status) {
+			this.status = status;
+		}
+
+	}
+
+	/**
+	 * The circuit breaker in front of Redis.
+	 */
+	public static class Breaker {
+
+		/**
+		 * Consecutive failed or timed-out calls after which calls stop waiting on Redis.
+		 */
+		private int failureThreshold = 3;
+
+		/**
+		 * How long the breaker stays open before one call probes Redis again.
+		 */
+		private Duration openDuration = Duration.ofSeconds(1);
+
+		public int getFailureThreshold() {
+			return this.failureThreshold;
+		}
+
+		public void setFailureThreshold(int failureThreshold) {
+			this.failureThreshold = failureThreshold;
+		}
+
+		public Duration getOpenDuration() {
+			return this.openDuration;
+		}
+
+		public void setOpenDuration(Duration openDuration) {
+			this.openDuration = openDuration;
+		}
+
+	}
+
+	/**
+	 * The in-process cache of rejections.
+	 */
+	public static class LocalCache {
+
+		/**
+		 * Whether a rejected caller is rejected again in this instance without asking
+		 * Redis until its retry-after has passed (never when rejected calls are counted).
+		 */
+		private boolean enabled = true;
+
+		public boolean isEnabled() {
+			return this.enabled;
+		}
+
+		public void setEnabled(boolean enabled) {
+			this.enabled = enabled;
 		}
 
 	}

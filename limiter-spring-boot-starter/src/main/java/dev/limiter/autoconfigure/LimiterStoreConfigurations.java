@@ -1,10 +1,13 @@
 package dev.limiter.autoconfigure;
 
 import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
@@ -13,15 +16,27 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.io.ResourceLoader;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.util.ClassUtils;
 
+import dev.limiter.FailurePolicy;
 import dev.limiter.RateLimiter;
+import dev.limiter.local.LocallyBlockingRateLimiter;
 import dev.limiter.memory.InMemoryRateLimiter;
+import dev.limiter.redis.LimiterConnectionFactories;
 import dev.limiter.redis.RedisRateLimiter;
+import dev.limiter.resilience.CircuitBreaker;
+import dev.limiter.resilience.ResilientRateLimiter;
 
 /**
  * The store configurations, imported in order: Redis when the application has a
  * {@link RedisConnectionFactory}, otherwise the in-memory engine.
+ * <p>
+ * The Redis store is layered, outermost first: {@link ResilientRateLimiter} (circuit
+ * breaker and failure policies), {@link LocallyBlockingRateLimiter} (rejections cached
+ * until their retry-after, unless disabled or rejected calls are counted), then
+ * {@link RedisRateLimiter} over the limiter's own connection
+ * ({@link LimiterRedisConnection}).
  */
 final class LimiterStoreConfigurations {
 
@@ -35,10 +50,37 @@ final class LimiterStoreConfigurations {
 	@ConditionalOnSingleCandidate(RedisConnectionFactory.class)
 	static class Redis {
 
+		// Declared before the limiter, so that only an application's RateLimiter makes it
+		// back off.
+		@Bean
+		@ConditionalOnMissingBean({ RateLimiter.class, LimiterRedisConnection.class })
+		LimiterRedisConnection limiterRedisConnection(RedisConnectionFactory connectionFactory,
+				LimiterProperties properties) {
+			Duration timeout = properties.getTimeout();
+			if (timeout == null || timeout.isNegative() || timeout.isZero()) {
+				throw new InvalidConfigurationPropertyValueException("limiter.timeout", timeout,
+						"The timeout must be positive, such as 50ms.");
+			}
+			LimiterRedisConnection connection;
+			if (connectionFactory instanceof LettuceConnectionFactory lettuce) {
+				connection = LimiterRedisConnection.dedicated(LimiterConnectionFactories.dedicated(lettuce, timeout),
+						timeout);
+			}
+			else {
+				logger.warn("Limiter uses the application's {} as it is: limiter.timeout ({} ms) does not apply, a "
+						+ "call waits on Redis as long as that factory's own timeout; use Lettuce for a bounded wait",
+						connectionFactory.getClass().getSimpleName(), timeout.toMillis());
+				connection = LimiterRedisConnection.shared(connectionFactory);
+			}
+			warmUp(connection, properties);
+			return connection;
+		}
+
 		@Bean
 		@ConditionalOnMissingBean(RateLimiter.class)
-		RedisRateLimiter rateLimiter(RedisConnectionFactory connectionFactory, LimiterProperties properties) {
-			RedisRateLimiter.Builder builder = RedisRateLimiter.builder(connectionFactory)
+		ResilientRateLimiter rateLimiter(LimiterRedisConnection connection, LimiterProperties properties,
+				ObjectProvider<ResilientRateLimiter.DegradedListener> degradedListeners) {
+			RedisRateLimiter.Builder builder = RedisRateLimiter.builder(connection.getConnectionFactory())
 				.countRejected(properties.isCountRejected());
 			try {
 				builder.keyPrefix(properties.getKeyPrefix());
@@ -50,9 +92,68 @@ final class LimiterStoreConfigurations {
 			if (properties.getClock() == LimiterProperties.ClockSource.CLIENT) {
 				builder.clock(Clock.systemUTC());
 			}
-			logger.info("Limiter stores rate limits in Redis ({} clock): the application has a RedisConnectionFactory",
-					(properties.getClock() == LimiterProperties.ClockSource.CLIENT) ? "application" : "Redis server");
-			return builder.build();
+			RateLimiter store = builder.build();
+			// Inside the resilience layer: a decision taken by a failure policy never
+			// reaches the cache, so an outage cannot leave callers blocked.
+			if (properties.getLocalCache().isEnabled()) {
+				store = LocallyBlockingRateLimiter.wrap(store).countRejected(properties.isCountRejected()).build();
+			}
+			ResilientRateLimiter limiter = new ResilientRateLimiter(store, properties.getFailure().getPolicy(),
+					new InMemoryRateLimiter(Clock.systemUTC(), properties.isCountRejected()), breaker(properties),
+					degradedListener(degradedListeners.orderedStream().toList()));
+			logger.info(
+					"Limiter stores rate limits in Redis ({} clock): the application has a RedisConnectionFactory; "
+							+ "when Redis does not answer within {}, limits {} by default",
+					(properties.getClock() == LimiterProperties.ClockSource.CLIENT) ? "application" : "Redis server",
+					(connection.getTimeout() != null) ? connection.getTimeout().toMillis() + " ms"
+							: "the connection factory's timeout",
+					describe(properties.getFailure().getPolicy()));
+			return limiter;
+		}
+
+		private static CircuitBreaker breaker(LimiterProperties properties) {
+			LimiterProperties.Breaker breaker = properties.getBreaker();
+			if (breaker.getFailureThreshold() < 1) {
+				throw new InvalidConfigurationPropertyValueException("limiter.breaker.failure-threshold",
+						breaker.getFailureThreshold(), "The threshold must be at least 1.");
+			}
+			Duration openDuration = breaker.getOpenDuration();
+			if (openDuration == null || openDuration.isNegative()) {
+				throw new InvalidConfigurationPropertyValueException("limiter.breaker.open-duration", openDuration,
+						"The duration must not be negative, such as 1s.");
+			}
+			return ResilientRateLimiter.loggingBreaker(breaker.getFailureThreshold(), openDuration);
+		}
+
+		private static ResilientRateLimiter.DegradedListener degradedListener(
+				List<ResilientRateLimiter.DegradedListener> listeners) {
+			if (listeners.isEmpty()) {
+				return null;
+			}
+			if (listeners.size() == 1) {
+				return listeners.get(0);
+			}
+			return (decision, policy) -> listeners.forEach((listener) -> listener.degraded(decision, policy));
+		}
+
+		private static void warmUp(LimiterRedisConnection connection, LimiterProperties properties) {
+			// Connect now rather than on the first request; an absent Redis must not stop
+			// the application, the failure policy covers it until Redis appears.
+			try {
+				connection.ping();
+			}
+			catch (RuntimeException ex) {
+				logger.warn("Limiter cannot reach Redis at startup ({}); limits {} by default until it answers",
+						ex.getMessage(), describe(properties.getFailure().getPolicy()));
+			}
+		}
+
+		private static String describe(FailurePolicy policy) {
+			return switch (policy) {
+				case FAIL_OPEN -> "admit calls (fail-open)";
+				case FAIL_CLOSED -> "reject calls (fail-closed)";
+				case LOCAL -> "decide in this instance (local)";
+			};
 		}
 
 	}

@@ -6,6 +6,7 @@ import org.springframework.core.Ordered;
 import org.springframework.core.annotation.Order;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
+import org.springframework.http.HttpStatusCode;
 import org.springframework.http.MediaType;
 import org.springframework.http.ProblemDetail;
 import org.springframework.http.ResponseEntity;
@@ -15,6 +16,7 @@ import org.springframework.web.bind.annotation.RestControllerAdvice;
 import dev.limiter.Decision;
 import dev.limiter.Limit;
 import dev.limiter.RateLimitExceededException;
+import dev.limiter.aop.RateLimitUnavailableException;
 
 /**
  * Turns {@link RateLimitExceededException} into HTTP 429 with an
@@ -24,6 +26,10 @@ import dev.limiter.RateLimitExceededException;
  * message, with the violated limit as the properties {@code limit}, {@code threshold},
  * {@code period} (ISO-8601) and {@code retryAfter} (seconds). The key is not exposed: it
  * holds the user name or the client address.
+ * <p>
+ * A {@link RateLimitUnavailableException} (a fail-closed limit while the store is
+ * unavailable) gets the configured status instead, 503 by default, with
+ * {@code Retry-After} and a problem that says so.
  * <p>
  * Ordered ahead of the application's advice so that a catch-all
  * {@code @ExceptionHandler(Exception.class)} does not turn a rejection into a 500; the
@@ -42,15 +48,55 @@ public class RateLimitExceptionHandler {
 
 	private final RateLimitHeaders headers;
 
+	private final HttpStatusCode unavailableStatus;
+
 	/**
-	 * Create the handler.
+	 * Create the handler, answering rejections for an unavailable store with 503.
 	 * @param headers the header writer
 	 */
 	public RateLimitExceptionHandler(RateLimitHeaders headers) {
+		this(headers, HttpStatus.SERVICE_UNAVAILABLE);
+	}
+
+	/**
+	 * Create the handler.
+	 * @param headers the header writer
+	 * @param unavailableStatus the status of a call that a fail-closed limit rejects
+	 * because the store is unavailable
+	 */
+	public RateLimitExceptionHandler(RateLimitHeaders headers, HttpStatusCode unavailableStatus) {
 		if (headers == null) {
 			throw new IllegalArgumentException("headers must not be null");
 		}
+		if (unavailableStatus == null) {
+			throw new IllegalArgumentException("unavailableStatus must not be null");
+		}
 		this.headers = headers;
+		this.unavailableStatus = unavailableStatus;
+	}
+
+	/**
+	 * Answer a rejection by a fail-closed limit while the store is unavailable: the
+	 * configured status, {@code Retry-After} and a problem that says the store is
+	 * unavailable. No quota headers: nobody knows the quota while the store is down.
+	 * @param ex the rejection
+	 * @return the response, 503 by default
+	 */
+	@ExceptionHandler(RateLimitUnavailableException.class)
+	public ResponseEntity<ProblemDetail> handleRateLimitUnavailable(RateLimitUnavailableException ex) {
+		Decision decision = ex.getDecision();
+		ProblemDetail problem = ProblemDetail.forStatusAndDetail(this.unavailableStatus, ex.getMessage());
+		problem.setType(TYPE);
+		HttpStatus status = HttpStatus.resolve(this.unavailableStatus.value());
+		if (status != null) {
+			problem.setTitle(status.getReasonPhrase());
+		}
+		problem.setProperty("limit", decision.limit().name());
+		problem.setProperty("retryAfter", decision.retryAfterSeconds());
+		return ResponseEntity.status(this.unavailableStatus)
+			.header(RateLimitHeaders.RETRY_AFTER, Long.toString(decision.retryAfterSeconds()))
+			.contentType(MediaType.APPLICATION_PROBLEM_JSON)
+			.body(problem);
 	}
 
 	/**

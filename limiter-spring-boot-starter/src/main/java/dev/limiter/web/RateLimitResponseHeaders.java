@@ -15,7 +15,9 @@ import dev.limiter.aop.RateLimitOperation;
  * its body; rejections get their headers from {@link RateLimitExceptionHandler}.
  * <p>
  * When several rate-limited methods run in one request, the last admitted one's headers
- * win.
+ * win. A call admitted while the store is unavailable under the fail-open policy gets no
+ * headers, since nobody knows its quota; one admitted under the local policy gets the
+ * local limit's headers.
  */
 public class RateLimitResponseHeaders implements RateLimitDecisionListener {
 
@@ -34,7 +36,10 @@ public class RateLimitResponseHeaders implements RateLimitDecisionListener {
 
 	@Override
 	public void onDecision(RateLimitOperation operation, Decision decision) {
-		if (!decision.isAllowed() || this.headers.getStyle() == HeaderStyle.NONE) {
+		// A call admitted without the store (fail-open) has no known quota: headers would
+		// lie about it, so it gets none.
+		if (!decision.isAllowed() || this.headers.getStyle() == HeaderStyle.NONE
+				|| (decision.isDegraded() && decision.remaining() < 0)) {
 			return;
 		}
 		RequestAttributes attributes = RequestContextHolder.getRequestAttributes();

@@ -1,11 +1,17 @@
 package dev.limiter.autoconfigure;
 
 import java.lang.reflect.Method;
+import java.time.Duration;
 import java.util.List;
+
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
+import org.springframework.beans.factory.DisposableBean;
+import org.springframework.beans.factory.InitializingBean;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
 import org.springframework.boot.test.context.FilteredClassLoader;
@@ -15,7 +21,11 @@ import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.dao.DataAccessException;
+import org.springframework.data.redis.connection.RedisClusterConnection;
+import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.connection.RedisSentinelConnection;
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.http.ResponseEntity;
@@ -23,15 +33,19 @@ import org.springframework.web.bind.annotation.ExceptionHandler;
 import org.springframework.web.bind.annotation.RestControllerAdvice;
 
 import dev.limiter.Decision;
+import dev.limiter.FailurePolicy;
 import dev.limiter.Limit;
 import dev.limiter.RateLimitExceededException;
 import dev.limiter.RateLimiter;
+import dev.limiter.actuate.LimiterMetrics;
 import dev.limiter.aop.MethodRateLimitKeyResolver;
 import dev.limiter.aop.RateLimitAspect;
 import dev.limiter.aop.RateLimitKeyResolver;
 import dev.limiter.aop.RateLimitOperationSource;
 import dev.limiter.memory.InMemoryRateLimiter;
-import dev.limiter.redis.RedisRateLimiter;
+import dev.limiter.resilience.CircuitBreaker;
+import dev.limiter.resilience.ResilientRateLimiter;
+import dev.limiter.actuate.HealthApi;
 import dev.limiter.web.HeaderStyle;
 import dev.limiter.web.RateLimitExceptionHandler;
 import dev.limiter.web.RateLimitHeaders;
@@ -69,10 +83,111 @@ class LimiterAutoConfigurationTests {
 	@Test
 	void withRedisConnectionFactoryUsesRedis(CapturedOutput output) {
 		this.contextRunner.withUserConfiguration(RedisConfiguration.class).run((context) -> {
-			assertThat(context).getBean(RateLimiter.class).isInstanceOf(RedisRateLimiter.class);
+			assertThat(context).getBean(RateLimiter.class).isInstanceOf(ResilientRateLimiter.class);
+			assertThat(context).hasSingleBean(RedisConnectionFactory.class);
+			LimiterRedisConnection connection = context.getBean(LimiterRedisConnection.class);
+			assertThat(connection.isDedicated()).isTrue();
+			assertThat(connection.getTimeout()).isEqualTo(Duration.ofMillis(50));
+			assertThat(connection.getConnectionFactory()).isNotSameAs(context.getBean(RedisConnectionFactory.class));
 		});
 		assertThat(output).containsOnlyOnce("Limiter stores rate limits in Redis")
-			.contains("the application has a RedisConnectionFactory");
+			.contains("the application has a RedisConnectionFactory")
+			.contains("when Redis does not answer within 50 ms, limits admit calls (fail-open) by default")
+			// Port 1 never answers: the application starts all the same.
+			.contains("Limiter cannot reach Redis at startup");
+	}
+
+	@Test
+	void failurePropertiesConfigureTheResilientStack() {
+		this.contextRunner.withUserConfiguration(RedisConfiguration.class)
+			.withPropertyValues("limiter.timeout=20ms", "limiter.failure.policy=fail-closed",
+					"limiter.breaker.failure-threshold=1", "limiter.breaker.open-duration=1h")
+			.run((context) -> {
+				assertThat(context.getBean(LimiterRedisConnection.class).getTimeout()).isEqualTo(Duration.ofMillis(20));
+				ResilientRateLimiter limiter = context.getBean(ResilientRateLimiter.class);
+				Decision decision = limiter.acquire("k", Limit.of(5, Duration.ofMinutes(1)));
+				assertThat(decision.isDegraded()).isTrue();
+				assertThat(decision.isAllowed()).as("fail-closed").isFalse();
+				// One failure opens the breaker, which then stays open for the hour.
+				assertThat(limiter.breaker().state()).isEqualTo(CircuitBreaker.State.OPEN);
+				assertThat(limiter.breaker().remainingOpen()).isGreaterThan(Duration.ofMinutes(59));
+				assertThat(context.getBean(RateLimitAspect.class)).isNotNull();
+			});
+	}
+
+	@Test
+	void perLimitFailurePolicyOverridesTheDefault() {
+		this.contextRunner.withUserConfiguration(RedisConfiguration.class)
+			.withPropertyValues("limiter.failure.policy=fail-closed", "limiter.breaker.open-duration=1h")
+			.run((context) -> {
+				ResilientRateLimiter limiter = context.getBean(ResilientRateLimiter.class);
+				Limit local = Limit.of(5, Duration.ofMinutes(1))
+					.withFailurePolicy(FailurePolicy.LOCAL)
+					.withLocalThreshold(1);
+				assertThat(limiter.acquire("k", local).isAllowed()).isTrue();
+				assertThat(limiter.acquire("k", local).isAllowed()).as("local threshold of 1").isFalse();
+				Limit open = Limit.of(5, Duration.ofMinutes(1)).withFailurePolicy(FailurePolicy.FAIL_OPEN);
+				assertThat(limiter.acquire("k", open).isAllowed()).isTrue();
+			});
+	}
+
+	@Test
+	void dedicatedConnectionFactoryIsDestroyedWithTheContext() {
+		LettuceConnectionFactory[] dedicated = new LettuceConnectionFactory[1];
+		this.contextRunner.withUserConfiguration(RedisConfiguration.class).run((context) -> {
+			dedicated[0] = (LettuceConnectionFactory) context.getBean(LimiterRedisConnection.class)
+				.getConnectionFactory();
+			assertThat(dedicated[0].isRunning()).isTrue();
+		});
+		assertThat(dedicated[0].isRunning()).isFalse();
+	}
+
+	@Test
+	void otherConnectionFactoryIsUsedAsItIs(CapturedOutput output) {
+		this.contextRunner.withUserConfiguration(OtherRedisConfiguration.class).run((context) -> {
+			LimiterRedisConnection connection = context.getBean(LimiterRedisConnection.class);
+			assertThat(connection.isDedicated()).isFalse();
+			assertThat(connection.getConnectionFactory()).isSameAs(context.getBean(RedisConnectionFactory.class));
+			assertThat(context).getBean(RateLimiter.class).isInstanceOf(ResilientRateLimiter.class);
+		});
+		assertThat(output).contains("Limiter uses the application's OtherConnectionFactory as it is: limiter.timeout "
+				+ "(50 ms) does not apply, a call waits on Redis as long as that factory's own timeout");
+	}
+
+	@Test
+	void invalidTimeoutFailsWithThePropertyName() {
+		this.contextRunner.withUserConfiguration(RedisConfiguration.class)
+			.withPropertyValues("limiter.timeout=0ms")
+			.run((context) -> assertThat(context).hasFailed()
+				.getFailure()
+				.hasStackTraceContaining("limiter.timeout")
+				.hasStackTraceContaining("The timeout must be positive"));
+	}
+
+	@Test
+	void invalidBreakerThresholdFailsWithThePropertyName() {
+		this.contextRunner.withUserConfiguration(RedisConfiguration.class)
+			.withPropertyValues("limiter.breaker.failure-threshold=0")
+			.run((context) -> assertThat(context).hasFailed()
+				.getFailure()
+				.hasStackTraceContaining("limiter.breaker.failure-threshold"));
+	}
+
+	@Test
+	void unsupportedFailureStatusFailsWithThePropertyName() {
+		this.webContextRunner.withPropertyValues("limiter.failure.status=500")
+			.run((context) -> assertThat(context).hasFailed()
+				.getFailure()
+				.hasStackTraceContaining("limiter.failure.status")
+				.hasStackTraceContaining("must be 503 (Service Unavailable) or 429 (Too Many Requests)"));
+	}
+
+	@Test
+	void unknownFailurePolicyFailsBindingWithThePropertyName() {
+		this.contextRunner.withPropertyValues("limiter.failure.policy=sometimes")
+			.run((context) -> assertThat(context).hasFailed()
+				.getFailure()
+				.hasStackTraceContaining("limiter.failure.policy"));
 	}
 
 	@Test
@@ -98,7 +213,54 @@ class LimiterAutoConfigurationTests {
 			.run((context) -> {
 				assertThat(context).getBean(RateLimiter.class).isSameAs(context.getBean("myRateLimiter"));
 				assertThat(context).getBean(RateLimitKeyResolver.class).isSameAs(context.getBean("myKeyResolver"));
+				// No connection of the limiter's own for a limiter the application
+				// brings.
+				assertThat(context).doesNotHaveBean(LimiterRedisConnection.class);
 			});
+	}
+
+	@Test
+	void metricsWithAMeterRegistry() {
+		this.contextRunner.withBean(SimpleMeterRegistry.class)
+			.withConfiguration(AutoConfigurations.of(LimiterMetricsAutoConfiguration.class))
+			.run((context) -> {
+				assertThat(context).hasSingleBean(LimiterMetrics.class);
+				SimpleMeterRegistry registry = context.getBean(SimpleMeterRegistry.class);
+				// Registered up front, so that the hot path never looks a meter up.
+				assertThat(registry.find(LimiterMetrics.DECISIONS).counters()).hasSize(4);
+				assertThat(registry.find(LimiterMetrics.DEGRADED).counters()).hasSize(6);
+			});
+	}
+
+	@Test
+	void metricsBackOffWithoutAMeterRegistry() {
+		this.contextRunner.withConfiguration(AutoConfigurations.of(LimiterMetricsAutoConfiguration.class))
+			.run((context) -> assertThat(context).doesNotHaveBean(LimiterMetrics.class));
+		this.contextRunner.withConfiguration(AutoConfigurations.of(LimiterMetricsAutoConfiguration.class))
+			.withClassLoader(new FilteredClassLoader(MeterRegistry.class))
+			.run((context) -> assertThat(context).doesNotHaveBean(LimiterMetrics.class));
+	}
+
+	@Test
+	void healthIndicatorReportsTheMemoryStore() {
+		this.contextRunner.withConfiguration(AutoConfigurations.of(LimiterHealthAutoConfiguration.class))
+			.run((context) -> {
+				Object indicator = context.getBean("limiterHealthIndicator");
+				assertThat(context.getBeansOfType(HealthApi.indicatorType())).containsKey("limiterHealthIndicator");
+				assertThat(HealthApi.status(indicator)).isEqualTo("UP");
+				assertThat(HealthApi.details(indicator)).containsEntry("store", "memory");
+			});
+	}
+
+	@Test
+	void healthIndicatorBacksOff() {
+		this.contextRunner.withConfiguration(AutoConfigurations.of(LimiterHealthAutoConfiguration.class))
+			.withPropertyValues("management.health.limiter.enabled=false")
+			.run((context) -> assertThat(context).doesNotHaveBean("limiterHealthIndicator"));
+		this.contextRunner.withConfiguration(AutoConfigurations.of(LimiterHealthAutoConfiguration.class))
+			.withClassLoader(new FilteredClassLoader("org.springframework.boot.health.contributor",
+					"org.springframework.boot.actuate.health"))
+			.run((context) -> assertThat(context).doesNotHaveBean("limiterHealthIndicator"));
 	}
 
 	@Test
@@ -198,6 +360,65 @@ class LimiterAutoConfigurationTests {
 		LettuceConnectionFactory redisConnectionFactory() {
 			// Never connected by these tests: only its presence matters.
 			return new LettuceConnectionFactory(new RedisStandaloneConfiguration("localhost", 1));
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class OtherRedisConfiguration {
+
+		@Bean
+		OtherConnectionFactory redisConnectionFactory() {
+			return new OtherConnectionFactory(
+					new LettuceConnectionFactory(new RedisStandaloneConfiguration("localhost", 1)));
+		}
+
+	}
+
+	/**
+	 * A connection factory that is not Lettuce's, such as Jedis's.
+	 */
+	static class OtherConnectionFactory implements RedisConnectionFactory, InitializingBean, DisposableBean {
+
+		private final LettuceConnectionFactory delegate;
+
+		OtherConnectionFactory(LettuceConnectionFactory delegate) {
+			this.delegate = delegate;
+		}
+
+		@Override
+		public void afterPropertiesSet() {
+			this.delegate.afterPropertiesSet();
+		}
+
+		@Override
+		public void destroy() {
+			this.delegate.destroy();
+		}
+
+		@Override
+		public boolean getConvertPipelineAndTxResults() {
+			return this.delegate.getConvertPipelineAndTxResults();
+		}
+
+		@Override
+		public RedisConnection getConnection() {
+			return this.delegate.getConnection();
+		}
+
+		@Override
+		public RedisClusterConnection getClusterConnection() {
+			return this.delegate.getClusterConnection();
+		}
+
+		@Override
+		public RedisSentinelConnection getSentinelConnection() {
+			return this.delegate.getSentinelConnection();
+		}
+
+		@Override
+		public DataAccessException translateExceptionIfPossible(RuntimeException ex) {
+			return this.delegate.translateExceptionIfPossible(ex);
 		}
 
 	}

@@ -40,6 +40,7 @@ import dev.limiter.RateLimiter;
 import dev.limiter.annotation.RateLimit;
 import dev.limiter.autoconfigure.LimiterAutoConfiguration;
 import dev.limiter.redis.RedisRateLimiter;
+import dev.limiter.resilience.ResilientRateLimiter;
 import dev.limiter.test.MutableClock;
 import dev.limiter.test.RedisServer;
 
@@ -107,7 +108,7 @@ class RateLimitWebIntegrationTests {
 	@Test
 	void redisServerClockByDefault() {
 		this.contextRunner.run((context) -> {
-			assertThat(context.getBean(RateLimiter.class)).isInstanceOf(RedisRateLimiter.class);
+			assertThat(context.getBean(RateLimiter.class)).isInstanceOf(ResilientRateLimiter.class);
 			MockMvc mvc = MockMvcBuilders.webAppContextSetup(context).build();
 			assertThat(call(mvc, get("/greeting")).getStatus()).isEqualTo(200);
 			assertThat(call(mvc, get("/greeting")).getStatus()).isEqualTo(200);
