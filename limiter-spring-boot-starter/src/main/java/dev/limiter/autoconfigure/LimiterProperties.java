@@ -259,7 +259,7 @@ public class LimiterProperties {
 		/**
 		 * How long the breaker stays open before one call probes Redis again.
 		 */
-		private Duration openDuration = Duration.ofSeconds(1);
+		private Duration openDuration = Duration.ofMillis(500);
 
 		public int getFailureThreshold() {
 			return this.failureThreshold;

@@ -50,6 +50,8 @@ final class LimiterStoreConfigurations {
 	@ConditionalOnSingleCandidate(RedisConnectionFactory.class)
 	static class Redis {
 
+		private static final int WARM_UP_ATTEMPTS = 3;
+
 		// Declared before the limiter, so that only an application's RateLimiter makes it
 		// back off.
 		@Bean
@@ -137,15 +139,23 @@ final class LimiterStoreConfigurations {
 		}
 
 		private static void warmUp(LimiterRedisConnection connection, LimiterProperties properties) {
-			// Connect now rather than on the first request; an absent Redis must not stop
-			// the application, the failure policy covers it until Redis appears.
-			try {
-				connection.ping();
+			// Connect now rather than on the first requests. In a cold JVM the first
+			// connection and handshake can take longer than a timeout of tens of
+			// milliseconds, so a few attempts are allowed here, where nobody waits. An
+			// absent Redis must not stop the application: the failure policy covers it
+			// until Redis appears.
+			RuntimeException failure = null;
+			for (int attempt = 0; attempt < WARM_UP_ATTEMPTS; attempt++) {
+				try {
+					connection.ping();
+					return;
+				}
+				catch (RuntimeException ex) {
+					failure = ex;
+				}
 			}
-			catch (RuntimeException ex) {
-				logger.warn("Limiter cannot reach Redis at startup ({}); limits {} by default until it answers",
-						ex.getMessage(), describe(properties.getFailure().getPolicy()));
-			}
+			logger.warn("Limiter cannot reach Redis at startup ({}); limits {} by default until it answers",
+					failure.getMessage(), describe(properties.getFailure().getPolicy()));
 		}
 
 		private static String describe(FailurePolicy policy) {
