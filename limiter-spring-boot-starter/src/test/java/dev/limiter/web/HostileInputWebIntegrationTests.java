@@ -1,0 +1,241 @@
+package dev.limiter.web;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Stream;
+
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
+import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.mock.web.MockHttpServletResponse;
+import org.springframework.test.web.servlet.MockMvc;
+import org.springframework.test.web.servlet.request.MockHttpServletRequestBuilder;
+import org.springframework.test.web.servlet.setup.MockMvcBuilders;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.PathVariable;
+import org.springframework.web.bind.annotation.RestController;
+import org.springframework.web.filter.ForwardedHeaderFilter;
+import org.springframework.web.servlet.config.annotation.EnableWebMvc;
+
+import dev.limiter.annotation.RateLimit;
+import dev.limiter.autoconfigure.LimiterAutoConfiguration;
+import dev.limiter.test.RedisServer;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.springframework.test.web.servlet.request.MockMvcRequestBuilders.get;
+
+/**
+ * What a client can send to break the limiter or Redis, tried against a real Redis
+ * through the whole starter: hostile user names and key values, spoofed proxy headers,
+ * key expressions that fail at request time.
+ */
+@ExtendWith(OutputCaptureExtension.class)
+class HostileInputWebIntegrationTests {
+
+	private static final RedisServer redis = RedisServer.shared();
+
+	/** Prefix, braces, the bounded caller key (at most 200 characters) and the limit. */
+	private static final int MAX_KEY_LENGTH = 300;
+
+	private final WebApplicationContextRunner contextRunner = new WebApplicationContextRunner()
+		.withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, LimiterAutoConfiguration.class))
+		.withUserConfiguration(HostileConfiguration.class)
+		// A store error then shows as a 503 instead of passing silently.
+		.withPropertyValues("limiter.failure.policy=fail-closed");
+
+	@BeforeEach
+	void flushRedis() {
+		redis.flushAll();
+	}
+
+	static Stream<Arguments> hostileNames() {
+		return Stream.of(Arguments.of("opening brace", "{alice"), Arguments.of("closing brace", "alice}"),
+				Arguments.of("a whole hash tag", "{tag}"), Arguments.of("braces inside out", "}{"),
+				Arguments.of("colons", "u:alice:ip:10.0.0.1"), Arguments.of("spaces", "alice smith  "),
+				Arguments.of("non-ASCII", "Zoë 名前 🙂"), Arguments.of("10 KB", "x".repeat(10 * 1024)),
+				Arguments.of("10 KB of braces", "{}".repeat(5 * 1024)));
+	}
+
+	@ParameterizedTest(name = "user name with {0}")
+	@MethodSource("hostileNames")
+	void hostileUserNameGetsItsOwnBoundedKeyInOneSlot(String description, String name) {
+		this.contextRunner.run((context) -> {
+			MockMvc mvc = MockMvcBuilders.webAppContextSetup(context).build();
+			assertThat(call(mvc, get("/greeting").principal(() -> name)).getStatus()).isEqualTo(200);
+			assertThat(call(mvc, get("/greeting").principal(() -> name)).getStatus()).isEqualTo(429);
+			// The same value as a SpEL key, from the path.
+			assertThat(call(mvc, get("/accounts/{user}", name)).getStatus()).isEqualTo(200);
+			assertThat(call(mvc, get("/accounts/{user}", name)).getStatus()).isEqualTo(429);
+			assertThat(call(mvc, get("/greeting").principal(() -> "bob")).getStatus()).as("another user")
+				.isEqualTo(200);
+			assertBoundedSingleSlotKeys(3);
+		});
+	}
+
+	@Test
+	void hostileUserNamesNeverShareAQuota() {
+		this.contextRunner.run((context) -> {
+			MockMvc mvc = MockMvcBuilders.webAppContextSetup(context).build();
+			List<String> names = hostileNames().map((arguments) -> (String) arguments.get()[1]).toList();
+			for (String name : names) {
+				assertThat(call(mvc, get("/greeting").principal(() -> name)).getStatus()).as(name).isEqualTo(200);
+			}
+			assertBoundedSingleSlotKeys(names.size());
+		});
+	}
+
+	@Test
+	void forwardedForIsIgnoredByDefault() {
+		this.contextRunner.run((context) -> {
+			MockMvc mvc = MockMvcBuilders.webAppContextSetup(context).build();
+			assertThat(call(mvc, get("/greeting").header("X-Forwarded-For", "1.1.1.1")).getStatus()).isEqualTo(200);
+			// A new spoofed address does not give a new quota.
+			assertThat(call(mvc, get("/greeting").header("X-Forwarded-For", "2.2.2.2")).getStatus()).isEqualTo(429);
+			assertThat(keys()).containsExactly("limiter:{ip:10.0.0.1:GET /greeting}:1:60000");
+		});
+	}
+
+	@Test
+	void forwardedForIsHonouredBehindAProxy() {
+		// What server.forward-headers-strategy=framework registers: Spring's own filter.
+		this.contextRunner.run((context) -> {
+			MockMvc mvc = MockMvcBuilders.webAppContextSetup(context).addFilters(new ForwardedHeaderFilter()).build();
+			assertThat(call(mvc, get("/greeting").header("X-Forwarded-For", "1.1.1.1")).getStatus()).isEqualTo(200);
+			assertThat(call(mvc, get("/greeting").header("X-Forwarded-For", "2.2.2.2")).getStatus()).isEqualTo(200);
+			assertThat(call(mvc, get("/greeting").header("X-Forwarded-For", "2.2.2.2, 10.9.9.9")).getStatus())
+				.isEqualTo(429);
+			assertThat(keys()).containsExactlyInAnyOrder("limiter:{ip:1.1.1.1:GET /greeting}:1:60000",
+					"limiter:{ip:2.2.2.2:GET /greeting}:1:60000");
+		});
+	}
+
+	@Test
+	void keyThatEvaluatesToNullFallsBackToTheDefaultKey(CapturedOutput output) {
+		this.contextRunner.run((context) -> {
+			MockMvc mvc = MockMvcBuilders.webAppContextSetup(context).build();
+			assertThat(call(mvc, get("/api").header("X-Api-Key", "k1")).getStatus()).isEqualTo(200);
+			MockHttpServletResponse missing = call(mvc, get("/api"));
+			assertThat(missing.getStatus()).isEqualTo(200);
+			// Leaving the header out is no way around the limit: the client is limited as
+			// itself.
+			MockHttpServletResponse again = call(mvc, get("/api"));
+			assertThat(again.getStatus()).isEqualTo(429);
+			assertNoStackTrace(again);
+			assertThat(keys()).hasSize(2).contains("limiter:{ip:10.0.0.1:GET /api}:1:60000");
+		});
+		assertThat(output).containsOnlyOnce("Rate-limit key '#request.getHeader('X-Api-Key')' of "
+				+ HostileController.class.getName() + ".api() could not be evaluated");
+		assertThat(output).contains("evaluated to null); the call is limited under the default key");
+	}
+
+	@Test
+	void keyThatThrowsFallsBackToTheDefaultKey(CapturedOutput output) {
+		this.contextRunner.run((context) -> {
+			MockMvc mvc = MockMvcBuilders.webAppContextSetup(context).build();
+			MockHttpServletResponse first = call(mvc, get("/orders/{id}", "not-a-number"));
+			assertThat(first.getStatus()).isEqualTo(200);
+			MockHttpServletResponse second = call(mvc, get("/orders/{id}", "still-not-a-number"));
+			assertThat(second.getStatus()).isEqualTo(429);
+			assertNoStackTrace(second);
+			assertThat(call(mvc, get("/orders/{id}", "42")).getStatus()).isEqualTo(200);
+		});
+		assertThat(output).contains("Rate-limit key 'T(java.lang.Long).parseLong(#id)' of "
+				+ HostileController.class.getName() + ".order(String) could not be evaluated");
+	}
+
+	private static void assertNoStackTrace(MockHttpServletResponse response) throws Exception {
+		assertThat(response.getContentAsString()).doesNotContain("Exception")
+			.doesNotContain("\tat ")
+			.doesNotContain("dev.limiter");
+	}
+
+	private static void assertBoundedSingleSlotKeys(int expected) {
+		List<String> keys = keys();
+		assertThat(keys).hasSize(expected).allSatisfy((key) -> {
+			assertThat(key.length()).isLessThan(MAX_KEY_LENGTH);
+			// One hash tag that nothing inside can end early: the key's slot is the
+			// tag's.
+			assertThat(key.chars().filter((c) -> c == '{').count()).isEqualTo(1);
+			assertThat(key.chars().filter((c) -> c == '}').count()).isEqualTo(1);
+			assertThat(key).startsWith("limiter:{");
+		});
+	}
+
+	private static List<String> keys() {
+		List<String> keys = new ArrayList<>();
+		String cursor = "0";
+		do {
+			List<?> reply = (List<?>) redis.command("SCAN", cursor, "COUNT", "1000");
+			cursor = reply.get(0).toString();
+			((List<?>) reply.get(1)).forEach((key) -> keys.add(key.toString()));
+		}
+		while (!cursor.equals("0"));
+		return keys;
+	}
+
+	private static MockHttpServletResponse call(MockMvc mvc, MockHttpServletRequestBuilder request) throws Exception {
+		return mvc.perform(request.with((servletRequest) -> {
+			servletRequest.setRemoteAddr("10.0.0.1");
+			return servletRequest;
+		})).andReturn().getResponse();
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@EnableWebMvc
+	static class HostileConfiguration {
+
+		@Bean
+		LettuceConnectionFactory redisConnectionFactory() {
+			return new LettuceConnectionFactory(new RedisStandaloneConfiguration(redis.host(), redis.port()));
+		}
+
+		@Bean
+		HostileController hostileController() {
+			return new HostileController();
+		}
+
+	}
+
+	@RestController
+	static class HostileController {
+
+		@RateLimit(threshold = 1)
+		@GetMapping("/greeting")
+		public String greeting() {
+			return "hello";
+		}
+
+		@RateLimit(threshold = 1, key = "#user")
+		@GetMapping("/accounts/{user}")
+		public String account(@PathVariable String user) {
+			return "account";
+		}
+
+		@RateLimit(threshold = 1, key = "#request.getHeader('X-Api-Key')")
+		@GetMapping("/api")
+		public String api() {
+			return "api";
+		}
+
+		@RateLimit(threshold = 1, key = "T(java.lang.Long).parseLong(#id)")
+		@GetMapping("/orders/{id}")
+		public String order(@PathVariable String id) {
+			return "order";
+		}
+
+	}
+
+}
