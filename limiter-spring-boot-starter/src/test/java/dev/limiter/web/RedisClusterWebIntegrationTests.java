@@ -1,0 +1,165 @@
+package dev.limiter.web;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
+import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.mock.web.MockHttpServletResponse;
+import org.springframework.test.web.servlet.MockMvc;
+import org.springframework.test.web.servlet.setup.MockMvcBuilders;
+import org.springframework.util.ClassUtils;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.RestController;
+import org.springframework.web.servlet.config.annotation.EnableWebMvc;
+
+import dev.limiter.annotation.RateLimit;
+import dev.limiter.autoconfigure.LimiterAutoConfiguration;
+import dev.limiter.autoconfigure.LimiterRedisConnection;
+import dev.limiter.test.RedisCluster;
+import dev.limiter.test.RedisServer;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.springframework.test.web.servlet.request.MockMvcRequestBuilders.get;
+
+/**
+ * The starter against a real 3-master Redis Cluster configured through Spring Boot's own
+ * Redis auto-configuration ({@code spring.data.redis.cluster.nodes}): two limits on one
+ * method and hostile user names, no {@code CROSSSLOT}, exact counts.
+ */
+class RedisClusterWebIntegrationTests {
+
+	/** Spring Boot 4's and 3.5's Redis auto-configuration, whichever is present. */
+	private static final String[] REDIS_AUTO_CONFIGURATIONS = {
+			"org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration",
+			"org.springframework.boot.autoconfigure.data.redis.RedisAutoConfiguration" };
+
+	private static RedisCluster cluster;
+
+	@BeforeAll
+	static void startCluster() {
+		cluster = RedisCluster.start(3);
+	}
+
+	@AfterAll
+	static void stopCluster() {
+		cluster.close();
+	}
+
+	@Test
+	void twoLimitsOnOneMethodWithHostileUsersAreExactOnACluster() {
+		List<String> users = List.of("alice", "{alice}", "}{", "a:b:c", "Zoë 名前", "x".repeat(10 * 1024), "bob", "{bob",
+				"carol}", "dave");
+		contextRunner().run((context) -> {
+			assertThat(context.getBean(LettuceConnectionFactory.class).isClusterAware()).isTrue();
+			assertThat(context.getBean(LimiterRedisConnection.class).isDedicated()).isTrue();
+			MockMvc mvc = MockMvcBuilders.webAppContextSetup(context).build();
+			for (String user : users) {
+				for (int i = 0; i < 3; i++) {
+					MockHttpServletResponse admitted = call(mvc, user);
+					assertThat(admitted.getStatus()).as(user + " call " + (i + 1)).isEqualTo(200);
+					assertThat(admitted.getHeader("X-RateLimit-Remaining")).isEqualTo(Integer.toString(2 - i));
+				}
+				// A store error would be a 503 here (fail-closed), so a 429 is the
+				// limit's.
+				MockHttpServletResponse rejected = call(mvc, user);
+				assertThat(rejected.getStatus()).as(user + " call 4").isEqualTo(429);
+				assertThat(rejected.getHeader("RateLimit-Policy")).isEqualTo("\"default\";q=3;w=60");
+			}
+			List<String> keys = keys();
+			// Two logs per user, each pair in one slot, spread over the masters.
+			assertThat(keys).hasSize(users.size() * 2);
+			for (String key : keys) {
+				assertThat(key.length()).isLessThan(300);
+				String sibling = key.endsWith(":3:60000") ? key.replace(":3:60000", ":5:3600000")
+						: key.replace(":5:3600000", ":3:60000");
+				assertThat(keys).contains(sibling);
+				assertThat(cluster.nodes().get(0).command("CLUSTER", "KEYSLOT", sibling))
+					.isEqualTo(cluster.nodes().get(0).command("CLUSTER", "KEYSLOT", key));
+				// Only admitted calls are stored: exactly 3 under each limit.
+				assertThat(zcard(key)).as(key).isEqualTo(3L);
+			}
+			assertThat(cluster.nodes()).allSatisfy(
+					(node) -> assertThat((Long) node.command("DBSIZE")).as("keys on " + node.port()).isPositive());
+		});
+	}
+
+	private static WebApplicationContextRunner contextRunner() {
+		return new WebApplicationContextRunner()
+			.withConfiguration(AutoConfigurations.of(redisAutoConfiguration(), AopAutoConfiguration.class,
+					LimiterAutoConfiguration.class))
+			.withUserConfiguration(ClusterConfiguration.class)
+			.withPropertyValues("spring.data.redis.cluster.nodes=" + String.join(",", cluster.addresses()),
+					"limiter.failure.policy=fail-closed",
+					// Generous: this test is about slots and counts, not timeouts; a cold
+					// JVM's first cluster connection takes longer than the default.
+					"limiter.timeout=2s");
+	}
+
+	private static Class<?> redisAutoConfiguration() {
+		for (String name : REDIS_AUTO_CONFIGURATIONS) {
+			if (ClassUtils.isPresent(name, null)) {
+				return ClassUtils.resolveClassName(name, null);
+			}
+		}
+		throw new IllegalStateException("No Spring Boot Redis auto-configuration on the classpath");
+	}
+
+	private static List<String> keys() {
+		List<String> keys = new ArrayList<>();
+		for (RedisServer node : cluster.nodes()) {
+			((List<?>) node.command("KEYS", "limiter:*")).forEach((key) -> keys.add(key.toString()));
+		}
+		return keys;
+	}
+
+	private static Object zcard(String key) {
+		Object slot = cluster.nodes().get(0).command("CLUSTER", "KEYSLOT", key);
+		for (RedisServer node : cluster.nodes()) {
+			if (((Long) node.command("CLUSTER", "COUNTKEYSINSLOT", slot.toString())) > 0) {
+				Object count = node.command("ZCARD", key);
+				if (count instanceof Long value && value > 0) {
+					return value;
+				}
+			}
+		}
+		return 0L;
+	}
+
+	private static MockHttpServletResponse call(MockMvc mvc, String user) throws Exception {
+		return mvc.perform(get("/reports").principal(() -> user)).andReturn().getResponse();
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@EnableWebMvc
+	static class ClusterConfiguration {
+
+		@Bean
+		ReportController reportController() {
+			return new ReportController();
+		}
+
+	}
+
+	@RestController
+	static class ReportController {
+
+		@RateLimit(threshold = 3, period = 1, unit = TimeUnit.MINUTES)
+		@RateLimit(name = "hourly", threshold = 5, period = 1, unit = TimeUnit.HOURS)
+		@GetMapping("/reports")
+		public String reports() {
+			return "report";
+		}
+
+	}
+
+}
