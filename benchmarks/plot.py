@@ -115,6 +115,16 @@ if server:
             out.append(f"| {r['contender']} | {r['threads']} | {o['admitted']} | {o['overAdmissions']} | "
                        f"{o['maxInAnyWindow']} | {o['method']} |")
 
+if server and server.get("cacheSavings"):
+    out.append("\n### Redis calls saved by the blocked-until cache\n")
+    out.append("Limiter behind `LocallyBlockingRateLimiter`, offered the load plain Limiter sustained in the same run, "
+               "from an empty Redis, for longer than the window.\n")
+    out.append("| workload | threads | offered decisions/s | decisions | Redis calls | calls saved |")
+    out.append("|---|---|---|---|---|---|")
+    for r in server["cacheSavings"]:
+        out.append(f"| {r['workload']} | {r['threads']} | {r['offeredPerSecond']:.0f} | {r['decisions']} | "
+                   f"{r['redisCalls']} | {100 * r['callsSaved']:.2f}% |")
+
 summary = os.path.join(results, "summary.md")
 open(summary, "w").write("\n".join(out) + "\n")
 print("Wrote " + summary)

@@ -3,7 +3,7 @@
 # the tests start one (redis-server on the PATH, else the one packaged in embedded-redis),
 # then writes results/summary.md and results/benchmarks.png.
 #
-#   benchmarks/run.sh            full run, about 13 minutes on 2 cores
+#   benchmarks/run.sh            full run, about 15 minutes on 2 cores
 #   QUICK=1 benchmarks/run.sh    a smoke run of a minute or two
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -19,7 +19,7 @@ if [[ -n "${QUICK:-}" ]]; then
 	JMH_OPTS=${JMH_OPTS:-"-f 1 -wi 1 -w 1s -i 1 -r 1s"}
 	SECONDS_PER_RUN=1
 else
-	JMH_OPTS=${JMH_OPTS:-"-f 1 -wi 1 -w 2s -i 2 -r 2s"}
+	JMH_OPTS=${JMH_OPTS:-"-f 1 -wi 1 -w 1s -i 2 -r 2s"}
 	SECONDS_PER_RUN=3
 fi
 

@@ -53,6 +53,21 @@ public final class ServerCost {
 				}
 			}
 			report.put("runs", runs);
+			List<Object> savings = new ArrayList<>();
+			for (Workload workload : List.of(Workload.REJECT_HEAVY, Workload.ZIPF, Workload.HOT_KEY)) {
+				double rate = runs.stream()
+					.map((run) -> (Map<?, ?>) run)
+					.filter((run) -> run.get("contender").equals(Contender.LIMITER.id())
+							&& run.get("workload").equals(workload.id()) && run.get("threads").equals(threads))
+					.mapToDouble((run) -> (Double) run.get("decisionsPerSecond"))
+					.findFirst()
+					.orElseThrow();
+				// Longer than the window, so blocks expire and are set again during the
+				// run.
+				double duration = Math.max(seconds, workload.limit().period().toSeconds() + 2);
+				savings.add(cacheSavings(redis, counter, workload, rate, threads, duration));
+			}
+			report.put("cacheSavings", savings);
 			report.put("memory", memory(redis));
 		}
 		Files.createDirectories(out.toAbsolutePath().getParent());
@@ -100,6 +115,54 @@ public final class ServerCost {
 		System.out.printf("%-15s %-13s t=%-2d %9.0f dec/s  calls/dec %.3f  server us/dec %.2f  admitted %d%n",
 				contender.id(), workload.id(), threads, result.decisions / seconds,
 				(double) roundTrips / result.decisions, serverMicros / result.decisions, result.admitted);
+		return row;
+	}
+
+	/**
+	 * Offer the blocked-until cache the load the plain limiter sustained, from an empty
+	 * Redis, and count the calls that still reach Redis.
+	 */
+	private static Map<String, Object> cacheSavings(BenchRedis redis, CommandCounter counter, Workload workload,
+			double rate, int threads, double seconds) throws InterruptedException {
+		redis.server().flushAll();
+		Contender.Subject subject = Contender.LIMITER_CACHED.create(redis, workload.limit());
+		counter.reset();
+		LongAdder decisions = new LongAdder();
+		long intervalNanos = (long) (threads * 1e9 / rate);
+		long begin = System.nanoTime();
+		long deadline = begin + (long) (seconds * 1e9);
+		Thread[] workers = new Thread[threads];
+		for (int t = 0; t < threads; t++) {
+			workers[t] = new Thread(() -> {
+				long next = System.nanoTime();
+				long count = 0;
+				while (next < deadline) {
+					subject.acquire(workload.nextKey());
+					count++;
+					next += intervalNanos;
+					long wait = next - System.nanoTime();
+					if (wait > 0) {
+						java.util.concurrent.locks.LockSupport.parkNanos(wait);
+					}
+				}
+				decisions.add(count);
+			});
+			workers[t].start();
+		}
+		for (Thread worker : workers) {
+			worker.join();
+		}
+		long calls = counter.snapshot().values().stream().mapToLong(Long::longValue).sum();
+		Map<String, Object> row = new LinkedHashMap<>();
+		row.put("workload", workload.id());
+		row.put("threads", threads);
+		row.put("seconds", seconds);
+		row.put("offeredPerSecond", rate);
+		row.put("decisions", decisions.sum());
+		row.put("redisCalls", calls);
+		row.put("callsSaved", 1 - (double) calls / decisions.sum());
+		System.out.printf("cache savings %-13s %.0f dec/s offered, %d decisions, %d Redis calls, %.2f%% saved%n",
+				workload.id(), rate, decisions.sum(), calls, 100 * (1 - (double) calls / decisions.sum()));
 		return row;
 	}
 
