@@ -46,6 +46,7 @@ import dev.limiter.memory.InMemoryRateLimiter;
 import dev.limiter.resilience.CircuitBreaker;
 import dev.limiter.resilience.ResilientRateLimiter;
 import dev.limiter.actuate.HealthApi;
+import dev.limiter.test.RedisServer;
 import dev.limiter.web.HeaderStyle;
 import dev.limiter.web.RateLimitExceptionHandler;
 import dev.limiter.web.RateLimitHeaders;
@@ -128,6 +129,44 @@ class LimiterAutoConfigurationTests {
 				assertThat(limiter.acquire("k", local).isAllowed()).as("local threshold of 1").isFalse();
 				Limit open = Limit.of(5, Duration.ofMinutes(1)).withFailurePolicy(FailurePolicy.FAIL_OPEN);
 				assertThat(limiter.acquire("k", open).isAllowed()).isTrue();
+			});
+	}
+
+	@Test
+	void localCacheRejectsABlockedCallerWithoutAskingRedis() {
+		RedisServer redis = RedisServer.shared();
+		redis.flushAll();
+		this.contextRunner
+			.withBean(LettuceConnectionFactory.class,
+					() -> new LettuceConnectionFactory(new RedisStandaloneConfiguration(redis.host(), redis.port())))
+			.run((context) -> {
+				RateLimiter limiter = context.getBean(RateLimiter.class);
+				Limit limit = Limit.of(1, Duration.ofHours(1));
+				assertThat(limiter.acquire("cached", limit).isAllowed()).isTrue();
+				assertThat(limiter.acquire("cached", limit).isAllowed()).isFalse();
+				redis.flushAll();
+				// Redis forgot the call, the cache still knows the caller is blocked.
+				Decision cached = limiter.acquire("cached", limit);
+				assertThat(cached.isAllowed()).isFalse();
+				assertThat(cached.isDegraded()).isFalse();
+			});
+	}
+
+	@Test
+	void localCacheCanBeDisabled() {
+		RedisServer redis = RedisServer.shared();
+		redis.flushAll();
+		this.contextRunner
+			.withBean(LettuceConnectionFactory.class,
+					() -> new LettuceConnectionFactory(new RedisStandaloneConfiguration(redis.host(), redis.port())))
+			.withPropertyValues("limiter.local-cache.enabled=false")
+			.run((context) -> {
+				RateLimiter limiter = context.getBean(RateLimiter.class);
+				Limit limit = Limit.of(1, Duration.ofHours(1));
+				assertThat(limiter.acquire("uncached", limit).isAllowed()).isTrue();
+				assertThat(limiter.acquire("uncached", limit).isAllowed()).isFalse();
+				redis.flushAll();
+				assertThat(limiter.acquire("uncached", limit).isAllowed()).isTrue();
 			});
 	}
 
