@@ -1,11 +1,17 @@
 package dev.limiter.redis;
 
 import java.time.Duration;
+import java.util.concurrent.TimeUnit;
 
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.SocketOptions;
 import io.lettuce.core.TimeoutOptions;
 import io.lettuce.core.cluster.ClusterClientOptions;
+import io.lettuce.core.resource.ClientResources;
+import io.lettuce.core.resource.Delay;
+import org.springframework.data.redis.connection.RedisClusterConfiguration;
+import org.springframework.data.redis.connection.RedisSentinelConfiguration;
+import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration.LettuceClientConfigurationBuilder;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
@@ -21,6 +27,11 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
  * replays queued commands after a reconnect, and a replayed script counts a call twice.
  */
 public final class LimiterConnectionFactories {
+
+	/**
+	 * The longest wait between two reconnect attempts of the limiter's own connection.
+	 */
+	public static final Duration MAX_RECONNECT_DELAY = Duration.ofSeconds(1);
 
 	private LimiterConnectionFactories() {
 	}
@@ -51,7 +62,19 @@ public final class LimiterConnectionFactories {
 			builder = ssl.and();
 		}
 		client.getClientName().ifPresent(builder::clientName);
-		client.getClientResources().ifPresent(builder::clientResources);
+		// Lettuce's default reconnect delay doubles up to 30s, so after a long outage the
+		// limiter could stay degraded for half a minute after Redis is back; its own
+		// resources cap the delay at one second. Resources the application set are kept.
+		ClientResources ownResources = null;
+		if (client.getClientResources().isPresent()) {
+			builder.clientResources(client.getClientResources().get());
+		}
+		else {
+			ownResources = ClientResources.builder()
+				.reconnectDelay(Delay.exponential(Duration.ofMillis(1), MAX_RECONNECT_DELAY, 2, TimeUnit.MILLISECONDS))
+				.build();
+			builder.clientResources(ownResources);
+		}
 		client.getReadFrom().ifPresent(builder::readFrom);
 		client.getRedisCredentialsProviderFactory().ifPresent(builder::redisCredentialsProviderFactory);
 		builder.clientOptions(options(client.getClientOptions().orElse(null), source.isClusterAware(), timeout));
@@ -60,16 +83,51 @@ public final class LimiterConnectionFactories {
 		LettuceClientConfiguration configuration = builder.build();
 		LettuceConnectionFactory factory;
 		if (source.isClusterAware()) {
-			factory = new LettuceConnectionFactory(source.getClusterConfiguration(), configuration);
+			factory = new DedicatedConnectionFactory(source.getClusterConfiguration(), configuration, ownResources);
 		}
 		else if (source.isRedisSentinelAware()) {
-			factory = new LettuceConnectionFactory(source.getSentinelConfiguration(), configuration);
+			factory = new DedicatedConnectionFactory(source.getSentinelConfiguration(), configuration, ownResources);
 		}
 		else {
-			factory = new LettuceConnectionFactory(source.getStandaloneConfiguration(), configuration);
+			factory = new DedicatedConnectionFactory(source.getStandaloneConfiguration(), configuration, ownResources);
 		}
 		factory.afterPropertiesSet();
 		return factory;
+	}
+
+	/**
+	 * A factory that shuts down the client resources it owns when it is destroyed.
+	 */
+	private static final class DedicatedConnectionFactory extends LettuceConnectionFactory {
+
+		private final ClientResources ownResources;
+
+		DedicatedConnectionFactory(RedisStandaloneConfiguration servers, LettuceClientConfiguration configuration,
+				ClientResources ownResources) {
+			super(servers, configuration);
+			this.ownResources = ownResources;
+		}
+
+		DedicatedConnectionFactory(RedisSentinelConfiguration servers, LettuceClientConfiguration configuration,
+				ClientResources ownResources) {
+			super(servers, configuration);
+			this.ownResources = ownResources;
+		}
+
+		DedicatedConnectionFactory(RedisClusterConfiguration servers, LettuceClientConfiguration configuration,
+				ClientResources ownResources) {
+			super(servers, configuration);
+			this.ownResources = ownResources;
+		}
+
+		@Override
+		public void destroy() {
+			super.destroy();
+			if (this.ownResources != null) {
+				this.ownResources.shutdown(0, 1, TimeUnit.SECONDS);
+			}
+		}
+
 	}
 
 	static ClientOptions options(ClientOptions original, boolean cluster, Duration timeout) {

@@ -20,6 +20,7 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 import org.springframework.util.ClassUtils;
 
 import dev.limiter.FailurePolicy;
+import dev.limiter.Limit;
 import dev.limiter.RateLimiter;
 import dev.limiter.local.LocallyBlockingRateLimiter;
 import dev.limiter.memory.InMemoryRateLimiter;
@@ -51,6 +52,8 @@ final class LimiterStoreConfigurations {
 	static class Redis {
 
 		private static final int WARM_UP_ATTEMPTS = 3;
+
+		private static final Limit WARM_UP_LIMIT = Limit.of(1, Duration.ofMillis(1));
 
 		// Declared before the limiter, so that only an application's RateLimiter makes it
 		// back off.
@@ -95,6 +98,7 @@ final class LimiterStoreConfigurations {
 				builder.clock(Clock.systemUTC());
 			}
 			RateLimiter store = builder.build();
+			warmUp(store);
 			// Inside the resilience layer: a decision taken by a failure policy never
 			// reaches the cache, so an outage cannot leave callers blocked.
 			if (properties.getLocalCache().isEnabled()) {
@@ -156,6 +160,22 @@ final class LimiterStoreConfigurations {
 			}
 			logger.warn("Limiter cannot reach Redis at startup ({}); limits {} by default until it answers",
 					failure.getMessage(), describe(properties.getFailure().getPolicy()));
+		}
+
+		private static void warmUp(RateLimiter store) {
+			// Run the script once before the first request, where nobody waits: it loads
+			// the script into Redis and warms the call path, which in a cold JVM can take
+			// longer than the timeout and would send the first requests to the failure
+			// policy. The key holds one entry for a millisecond.
+			for (int attempt = 0; attempt < WARM_UP_ATTEMPTS; attempt++) {
+				try {
+					store.acquire("limiter:warm-up", WARM_UP_LIMIT);
+					return;
+				}
+				catch (RuntimeException ex) {
+					logger.debug("Limiter warm-up call failed", ex);
+				}
+			}
 		}
 
 		private static String describe(FailurePolicy policy) {

@@ -53,7 +53,18 @@ class SampleAppEndToEndIntegrationTests {
 			Path log = Files.createTempFile("sample-app-" + port, ".log");
 			Process process = new ProcessBuilder(javaBinary(), "-Xmx256m", "-jar", jar.toString(),
 					"--server.port=" + port, "--spring.data.redis.host=127.0.0.1",
-					"--spring.data.redis.port=" + redis.port(), "--sample.demo-redis=false")
+					"--spring.data.redis.port=" + redis.port(), "--sample.demo-redis=false",
+					// A burst window longer than the 12 requests can take on a busy
+					// machine, set
+					// the way an operator would: a named limit overridden without a
+					// rebuild.
+					"--limiter.limits.orders-burst.period=5s",
+					// A cold JVM on a busy 2-core machine can take longer than the
+					// default 50 ms
+					// for its first script calls, and fail-open would then admit them:
+					// this test
+					// is about exact counting across processes, so Redis gets a second.
+					"--limiter.timeout=1s")
 				.redirectErrorStream(true)
 				.redirectOutput(log.toFile())
 				.start();
@@ -86,7 +97,11 @@ class SampleAppEndToEndIntegrationTests {
 	@Test
 	void concurrentCallsAcrossBothProcessesAdmitExactlyTheThreshold() throws Exception {
 		List<HttpResponse<String>> responses = fire("/quotes?symbol=E2E", null, 40);
-		assertThat(responses).filteredOn((response) -> response.statusCode() == 200).hasSize(5);
+		assertThat(responses).filteredOn((response) -> response.statusCode() == 200)
+			.hasSize(5)
+			.allSatisfy((response) -> assertThat(response.headers().firstValue("X-RateLimit-Remaining"))
+				.as("decided by Redis, not by a failure policy")
+				.isPresent());
 		List<HttpResponse<String>> rejected = responses.stream()
 			.filter((response) -> response.statusCode() == 429)
 			.toList();
@@ -115,7 +130,7 @@ class SampleAppEndToEndIntegrationTests {
 			.mapToLong((response) -> Long.parseLong(response.headers().firstValue("Retry-After").orElseThrow()))
 			.max()
 			.orElseThrow();
-		assertThat(retryAfter).isEqualTo(1);
+		assertThat(retryAfter).isBetween(1L, 5L);
 		// Honour Retry-After as a client would: this wait is what is under test.
 		LockSupport.parkNanos(TimeUnit.SECONDS.toNanos(retryAfter));
 		HttpResponse<String> again = get(ports.get(1), "/orders/7", alice);
