@@ -120,7 +120,8 @@ public enum Contender {
 				return subject((key) -> template.execute(TRIVIAL, List.of(key)), List::of);
 			case LIMITER:
 			case LIMITER_CACHED: {
-				RateLimiter limiter = RedisRateLimiter.builder(template).build();
+				// The same shared connection as every other contender.
+				RateLimiter limiter = RedisRateLimiter.builder(redis.nativeCommands(), Duration.ofSeconds(10)).build();
 				if (this == LIMITER_CACHED) {
 					limiter = LocallyBlockingRateLimiter.wrap(limiter).build();
 				}

@@ -1,14 +1,19 @@
 package dev.limiter.redis;
 
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicLong;
 
+import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
 import org.springframework.core.io.ClassPathResource;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.RedisOperations;
 import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.data.redis.core.script.DefaultRedisScript;
@@ -32,32 +37,34 @@ import dev.limiter.Limit;
  * to {@code EVAL} when Redis answers {@code NOSCRIPT} (after a restart, failover or
  * {@code SCRIPT FLUSH}).
  */
-public final class RedisRateLimiter extends AbstractRateLimiter {
+public final class RedisRateLimiter extends AbstractRateLimiter implements AutoCloseable {
 
 	/** The key prefix used when none is configured. */
 	public static final String DEFAULT_KEY_PREFIX = "limiter:";
 
 	private static final RedisScript<List<Long>> SCRIPT = loadScript();
 
-	private static final String SERVER_TIME = "-1";
+	private static final byte[] SERVER_TIME = ascii(-1);
 
-	private final RedisOperations<String, String> redis;
+	private static final byte[] ONE = ascii(1);
+
+	private final ScriptRunner runner;
 
 	private final String keyPrefix;
 
 	private final Clock clock;
 
-	private final String countRejected;
+	private final byte[] countRejected;
 
 	private final String tokenPrefix;
 
 	private final AtomicLong sequence = new AtomicLong();
 
 	private RedisRateLimiter(Builder builder) {
-		this.redis = builder.redis;
+		this.runner = builder.runner;
 		this.keyPrefix = builder.keyPrefix;
 		this.clock = builder.clock;
-		this.countRejected = builder.countRejected ? "1" : "0";
+		this.countRejected = ascii(builder.countRejected ? 1 : 0);
 		// Members must be unique across instances and calls: a random instance part and a
 		// counter, never a timestamp that two calls can share.
 		this.tokenPrefix = Long.toString(ThreadLocalRandom.current().nextLong() >>> 16, 36) + "-";
@@ -72,21 +79,42 @@ public final class RedisRateLimiter extends AbstractRateLimiter {
 		if (connectionFactory == null) {
 			throw new IllegalArgumentException("connectionFactory must not be null");
 		}
+		if (connectionFactory instanceof LettuceConnectionFactory lettuce) {
+			return new Builder(new ScriptRunner.Lettuce(SCRIPT, lettuce));
+		}
 		StringRedisTemplate template = new StringRedisTemplate(connectionFactory);
 		template.afterPropertiesSet();
-		return new Builder(template);
+		return new Builder(new ScriptRunner.Template(SCRIPT, template));
 	}
 
 	/**
-	 * Start building a limiter on a template whose keys and values are strings.
+	 * Start building a limiter on a Lettuce connection that the caller owns and may share
+	 * with other work; {@link #close()} leaves it open.
+	 * @param commands the asynchronous commands of a connection with a byte-array codec
+	 * @param timeout the longest a call waits for the script
+	 * @return the builder
+	 */
+	public static Builder builder(RedisScriptingAsyncCommands<byte[], byte[]> commands, Duration timeout) {
+		if (commands == null) {
+			throw new IllegalArgumentException("commands must not be null");
+		}
+		if (timeout == null || timeout.isNegative() || timeout.isZero()) {
+			throw new IllegalArgumentException("timeout must be positive, was " + timeout);
+		}
+		return new Builder(new ScriptRunner.Lettuce(SCRIPT, commands, timeout));
+	}
+
+	/**
+	 * Start building a limiter that runs its script through a Spring Data Redis template,
+	 * on whatever connection factory the template has.
 	 * @param redis the template
 	 * @return the builder
 	 */
-	public static Builder builder(RedisOperations<String, String> redis) {
+	public static Builder builder(RedisOperations<?, ?> redis) {
 		if (redis == null) {
 			throw new IllegalArgumentException("redis must not be null");
 		}
-		return new Builder(redis);
+		return new Builder(new ScriptRunner.Template(SCRIPT, redis));
 	}
 
 	/**
@@ -100,19 +128,20 @@ public final class RedisRateLimiter extends AbstractRateLimiter {
 	@Override
 	protected Decision doAcquire(String key, long permits, List<Limit> limits) {
 		int size = limits.size();
-		List<String> keys = new ArrayList<>(size);
-		Object[] args = new Object[4 + 2 * size];
-		args[0] = Long.toString(permits);
-		args[1] = (this.clock != null) ? Long.toString(epochMicros(this.clock)) : SERVER_TIME;
+		byte[][] keys = new byte[size][];
+		byte[][] args = new byte[4 + 2 * size][];
+		args[0] = (permits == 1) ? ONE : ascii(permits);
+		args[1] = (this.clock != null) ? ascii(epochMicros(this.clock)) : SERVER_TIME;
 		args[2] = this.countRejected;
-		args[3] = this.tokenPrefix + Long.toString(this.sequence.incrementAndGet(), 36);
+		args[3] = (this.tokenPrefix + Long.toString(this.sequence.incrementAndGet(), 36))
+			.getBytes(StandardCharsets.US_ASCII);
 		for (int i = 0; i < size; i++) {
 			Limit limit = limits.get(i);
-			keys.add(RedisKeys.key(this.keyPrefix, key, limit));
-			args[4 + 2 * i] = Long.toString(limit.threshold());
-			args[5 + 2 * i] = Long.toString(limit.periodMicros());
+			keys[i] = RedisKeys.key(this.keyPrefix, key, limit).getBytes(StandardCharsets.UTF_8);
+			args[4 + 2 * i] = ascii(limit.threshold());
+			args[5 + 2 * i] = ascii(limit.periodMicros());
 		}
-		List<Long> result = this.redis.execute(SCRIPT, keys, args);
+		List<Long> result = this.runner.run(keys, args);
 		if (result == null || result.size() != 6) {
 			throw new IllegalStateException("Unexpected reply from the rate-limit script: " + result);
 		}
@@ -126,12 +155,32 @@ public final class RedisRateLimiter extends AbstractRateLimiter {
 		return Decision.rejected(decider, remaining, ofMicros(result.get(3)), resetAfter, now);
 	}
 
+	/**
+	 * Close the connection this limiter opened, if any; a connection factory's own
+	 * connections are left to the factory.
+	 */
+	@Override
+	public void close() {
+		this.runner.close();
+	}
+
+	private static byte[] ascii(long value) {
+		return Long.toString(value).getBytes(StandardCharsets.US_ASCII);
+	}
+
 	@SuppressWarnings({ "unchecked", "rawtypes" })
 	private static RedisScript<List<Long>> loadScript() {
-		DefaultRedisScript script = new DefaultRedisScript<>();
-		script.setLocation(new ClassPathResource("META-INF/scripts/sliding_window_log.lua"));
-		script.setResultType(List.class);
-		// Read the source and compute the SHA-1 now rather than on the first call.
+		// Read once into a static text: a script with a location checks on every
+		// getSha1()
+		// whether the resource changed, which inside a jar costs kilobytes per call.
+		String source;
+		try (InputStream in = new ClassPathResource("META-INF/scripts/sliding_window_log.lua").getInputStream()) {
+			source = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException("Cannot read the rate-limit script", ex);
+		}
+		DefaultRedisScript script = new DefaultRedisScript<>(source, List.class);
 		script.getSha1();
 		return script;
 	}
@@ -141,7 +190,7 @@ public final class RedisRateLimiter extends AbstractRateLimiter {
 	 */
 	public static final class Builder {
 
-		private final RedisOperations<String, String> redis;
+		private final ScriptRunner runner;
 
 		private String keyPrefix = DEFAULT_KEY_PREFIX;
 
@@ -149,8 +198,8 @@ public final class RedisRateLimiter extends AbstractRateLimiter {
 
 		private boolean countRejected;
 
-		private Builder(RedisOperations<String, String> redis) {
-			this.redis = redis;
+		private Builder(ScriptRunner runner) {
+			this.runner = runner;
 		}
 
 		/**

@@ -12,12 +12,16 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.cluster.SlotHash;
+import io.lettuce.core.codec.ByteArrayCodec;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.core.StringRedisTemplate;
 
 import dev.limiter.Decision;
 import dev.limiter.Limit;
@@ -189,6 +193,28 @@ class RedisRateLimiterIntegrationTests extends RateLimiterContractTests {
 		Limit limit = Limit.of(3, Duration.ofSeconds(10));
 		limiter.acquire("k", limit);
 		assertThat(this.redis.command("EXISTS", "app1:rl:{k}:3:10000")).isEqualTo(1L);
+	}
+
+	@Test
+	void runsThroughATemplateAndASharedLettuceConnectionToo() {
+		StringRedisTemplate template = new StringRedisTemplate(connectionFactory(this.redis));
+		template.afterPropertiesSet();
+		RateLimiter throughTemplate = RedisRateLimiter.builder(template).build();
+		RedisClient client = RedisClient.create(this.redis.uri());
+		try (StatefulRedisConnection<byte[], byte[]> connection = client.connect(ByteArrayCodec.INSTANCE)) {
+			RateLimiter onSharedConnection = RedisRateLimiter.builder(connection.async(), Duration.ofSeconds(5))
+				.build();
+			Limit limit = Limit.of(3, Duration.ofSeconds(10));
+			assertThat(throughTemplate.acquire("paths", limit).remaining()).isEqualTo(2);
+			this.redis.command("SCRIPT", "FLUSH");
+			assertThat(onSharedConnection.acquire("paths", limit).remaining()).isEqualTo(1);
+			this.redis.command("SCRIPT", "FLUSH");
+			assertThat(throughTemplate.acquire("paths", limit).remaining()).isZero();
+			assertThat(onSharedConnection.acquire("paths", limit).isAllowed()).isFalse();
+		}
+		finally {
+			client.shutdown();
+		}
 	}
 
 	@Test
