@@ -17,7 +17,8 @@ public class RateLimitExceededException extends RuntimeException {
 	 * @param decision the rejection
 	 */
 	public RateLimitExceededException(String message, String key, Decision decision) {
-		super(message);
+		// A rejection is an answer, not a fault: no stack trace to fill on every 429.
+		super(message, null, false, false);
 		if (decision == null) {
 			throw new IllegalArgumentException("decision must not be null");
 		}
