@@ -170,7 +170,13 @@ public final class Limit {
 
 	@Override
 	public int hashCode() {
-		return Objects.hash(this.name, this.threshold, this.period, this.failurePolicy, this.localThreshold);
+		// By hand rather than Objects.hash: the blocked-until cache hashes limits on
+		// every call.
+		int hash = this.name.hashCode();
+		hash = 31 * hash + Long.hashCode(this.threshold);
+		hash = 31 * hash + this.period.hashCode();
+		hash = 31 * hash + Objects.hashCode(this.failurePolicy);
+		return 31 * hash + Long.hashCode(this.localThreshold);
 	}
 
 	@Override
