@@ -18,6 +18,8 @@ public final class RateLimitOperation {
 
 	private final Method method;
 
+	private final String methodKey;
+
 	private final String description;
 
 	private final List<Limit> limits;
@@ -35,6 +37,7 @@ public final class RateLimitOperation {
 	RateLimitOperation(Method method, String description, List<Limit> limits, List<String> messages, long permits,
 			String keySource, Expression keyExpression, List<KeyVariable> keyVariables) {
 		this.method = method;
+		this.methodKey = RateLimitKeys.methodKey(method);
 		this.description = description;
 		this.limits = List.copyOf(limits);
 		this.messages = List.copyOf(messages);
@@ -50,6 +53,15 @@ public final class RateLimitOperation {
 	 */
 	public Method getMethod() {
 		return this.method;
+	}
+
+	/**
+	 * Return the method's key, built once: the prefix of every key this operation's
+	 * expression gives.
+	 * @return the method key, such as {@code m:com.example.Mailer.send}
+	 */
+	public String getMethodKey() {
+		return this.methodKey;
 	}
 
 	/**

@@ -164,7 +164,7 @@ public class RateLimitOperationSource {
 			throw new IllegalStateException("Rate-limit key '" + operation.getKeySource() + "' of "
 					+ operation.getDescription() + " evaluated to " + ((text == null) ? "null" : "a blank value"));
 		}
-		return RateLimitKeys.methodKey(operation.getMethod()) + ":" + RateLimitKeys.bounded(text);
+		return operation.getMethodKey() + ":" + RateLimitKeys.bounded(text);
 	}
 
 	private static Object currentRequest() {
