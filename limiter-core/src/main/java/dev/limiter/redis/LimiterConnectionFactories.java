@@ -21,10 +21,12 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
  * never waits on Redis longer than the limiter's timeout and no command is replayed.
  * <p>
  * The derived factory talks to the same servers with the same credentials, TLS, client
- * name and resources, and changes three things: commands time out after the limiter's
- * timeout (the application's own Redis timeout is often seconds); connecting times out as
- * fast; and commands are rejected while disconnected instead of queued, because Lettuce
- * replays queued commands after a reconnect, and a replayed script counts a call twice.
+ * name and resources, and changes three things: a script call waits for Redis's answer at
+ * most the limiter's timeout (the application's own Redis timeout is often seconds), plus
+ * at most {@link #READ_GRACE} for an answer that arrived in time but that a busy JVM has
+ * not read yet; connecting and other commands time out after both; and commands are
+ * rejected while disconnected instead of queued, because Lettuce replays queued commands
+ * after a reconnect, and a replayed script counts a call twice.
  */
 public final class LimiterConnectionFactories {
 
@@ -32,6 +34,12 @@ public final class LimiterConnectionFactories {
 	 * The longest wait between two reconnect attempts of the limiter's own connection.
 	 */
 	public static final Duration MAX_RECONNECT_DELAY = Duration.ofSeconds(1);
+
+	/**
+	 * The longest a call waits, past the timeout, for this JVM to read an answer that
+	 * Redis sent within the timeout.
+	 */
+	public static final Duration READ_GRACE = Duration.ofSeconds(1);
 
 	private LimiterConnectionFactories() {
 	}
@@ -77,47 +85,67 @@ public final class LimiterConnectionFactories {
 		}
 		client.getReadFrom().ifPresent(builder::readFrom);
 		client.getRedisCredentialsProviderFactory().ifPresent(builder::redisCredentialsProviderFactory);
-		builder.clientOptions(options(client.getClientOptions().orElse(null), source.isClusterAware(), timeout));
-		builder.commandTimeout(timeout);
+		// Lettuce's own deadlines leave room for the grace: whether an answer is late is
+		// judged by the script runner, where the reply is read.
+		Duration deadline = timeout.plus(READ_GRACE);
+		builder.clientOptions(options(client.getClientOptions().orElse(null), source.isClusterAware(), deadline));
+		builder.commandTimeout(deadline);
 		builder.shutdownTimeout(Duration.ZERO);
 		LettuceClientConfiguration configuration = builder.build();
 		LettuceConnectionFactory factory;
 		if (source.isClusterAware()) {
-			factory = new DedicatedConnectionFactory(source.getClusterConfiguration(), configuration, ownResources);
+			factory = new DedicatedConnectionFactory(source.getClusterConfiguration(), configuration, ownResources,
+					timeout);
 		}
 		else if (source.isRedisSentinelAware()) {
-			factory = new DedicatedConnectionFactory(source.getSentinelConfiguration(), configuration, ownResources);
+			factory = new DedicatedConnectionFactory(source.getSentinelConfiguration(), configuration, ownResources,
+					timeout);
 		}
 		else {
-			factory = new DedicatedConnectionFactory(source.getStandaloneConfiguration(), configuration, ownResources);
+			factory = new DedicatedConnectionFactory(source.getStandaloneConfiguration(), configuration, ownResources,
+					timeout);
 		}
 		factory.afterPropertiesSet();
 		return factory;
 	}
 
 	/**
-	 * A factory that shuts down the client resources it owns when it is destroyed.
+	 * A factory that knows the limiter's timeout and shuts down the client resources it
+	 * owns when it is destroyed.
 	 */
-	private static final class DedicatedConnectionFactory extends LettuceConnectionFactory {
+	static final class DedicatedConnectionFactory extends LettuceConnectionFactory {
 
 		private final ClientResources ownResources;
 
+		private final Duration replyTimeout;
+
 		DedicatedConnectionFactory(RedisStandaloneConfiguration servers, LettuceClientConfiguration configuration,
-				ClientResources ownResources) {
+				ClientResources ownResources, Duration replyTimeout) {
 			super(servers, configuration);
 			this.ownResources = ownResources;
+			this.replyTimeout = replyTimeout;
 		}
 
 		DedicatedConnectionFactory(RedisSentinelConfiguration servers, LettuceClientConfiguration configuration,
-				ClientResources ownResources) {
+				ClientResources ownResources, Duration replyTimeout) {
 			super(servers, configuration);
 			this.ownResources = ownResources;
+			this.replyTimeout = replyTimeout;
 		}
 
 		DedicatedConnectionFactory(RedisClusterConfiguration servers, LettuceClientConfiguration configuration,
-				ClientResources ownResources) {
+				ClientResources ownResources, Duration replyTimeout) {
 			super(servers, configuration);
 			this.ownResources = ownResources;
+			this.replyTimeout = replyTimeout;
+		}
+
+		/**
+		 * Return how long Redis may take to answer a script call.
+		 * @return the limiter's timeout
+		 */
+		Duration replyTimeout() {
+			return this.replyTimeout;
 		}
 
 		@Override

@@ -60,12 +60,21 @@ abstract class ScriptRunner implements AutoCloseable {
 	 * behaviour, TLS and cluster topology, apply), or on a connection the caller shares.
 	 * No Spring Data connection is created per call, which is most of what a call
 	 * allocates otherwise.
+	 * <p>
+	 * On its own connection, a call that has no answer after the timeout first lets the
+	 * client's event loops read what has arrived ({@link EventLoopCatchUp}, at most
+	 * {@link LimiterConnectionFactories#READ_GRACE}): an answer Redis gave in time is
+	 * used; only a missing one is a timeout.
 	 */
 	static final class Lettuce extends ScriptRunner {
 
 		private final LettuceConnectionFactory factory;
 
 		private final long timeoutNanos;
+
+		private final long graceNanos = LimiterConnectionFactories.READ_GRACE.toNanos();
+
+		private volatile EventLoopCatchUp catchUp;
 
 		private volatile StatefulConnection<byte[], byte[]> connection;
 
@@ -74,7 +83,9 @@ abstract class ScriptRunner implements AutoCloseable {
 		Lettuce(RedisScript<?> script, LettuceConnectionFactory factory) {
 			super(script);
 			this.factory = factory;
-			this.timeoutNanos = factory.getClientConfiguration().getCommandTimeout().toNanos();
+			this.timeoutNanos = ((factory instanceof LimiterConnectionFactories.DedicatedConnectionFactory dedicated)
+					? dedicated.replyTimeout() : factory.getClientConfiguration().getCommandTimeout())
+				.toNanos();
 		}
 
 		Lettuce(RedisScript<?> script, RedisScriptingAsyncCommands<byte[], byte[]> commands, Duration timeout) {
@@ -113,6 +124,9 @@ abstract class ScriptRunner implements AutoCloseable {
 
 		private RedisScriptingAsyncCommands<byte[], byte[]> connect() {
 			AbstractRedisClient client = this.factory.getRequiredNativeClient();
+			if (this.catchUp == null && this.factory instanceof LimiterConnectionFactories.DedicatedConnectionFactory) {
+				this.catchUp = EventLoopCatchUp.of(client.getResources());
+			}
 			if (client instanceof RedisClusterClient cluster) {
 				StatefulRedisClusterConnection<byte[], byte[]> connection = cluster.connect(ByteArrayCodec.INSTANCE);
 				this.connection = connection;
@@ -128,24 +142,61 @@ abstract class ScriptRunner implements AutoCloseable {
 		}
 
 		private List<Long> await(RedisFuture<List<Long>> future) {
-			try {
-				return future.get(this.timeoutNanos, TimeUnit.NANOSECONDS);
-			}
-			catch (ExecutionException ex) {
-				if (ex.getCause() instanceof RuntimeException runtime) {
-					throw runtime;
+			long deadline = System.nanoTime() + this.timeoutNanos + this.graceNanos;
+			long wait = this.timeoutNanos;
+			while (true) {
+				long waitStarted = System.nanoTime();
+				try {
+					return future.get(wait, TimeUnit.NANOSECONDS);
 				}
-				throw new RedisException(ex.getCause());
+				catch (ExecutionException ex) {
+					if (ex.getCause() instanceof RuntimeException runtime) {
+						throw runtime;
+					}
+					throw new RedisException(ex.getCause());
+				}
+				catch (TimeoutException ex) {
+					wait = nextWait(future, waitStarted, wait, deadline);
+					if (wait <= 0) {
+						future.cancel(true);
+						throw new RedisCommandTimeoutException("Rate-limit script timed out after "
+								+ Duration.ofNanos(this.timeoutNanos).toMillis() + " ms");
+					}
+				}
+				catch (InterruptedException ex) {
+					Thread.currentThread().interrupt();
+					throw new RedisException("Interrupted while waiting for the rate-limit script", ex);
+				}
 			}
-			catch (TimeoutException ex) {
-				future.cancel(true);
-				throw new RedisCommandTimeoutException(
-						"Rate-limit script timed out after " + Duration.ofNanos(this.timeoutNanos).toMillis() + " ms");
+		}
+
+		/**
+		 * Judge a call that has no answer after a wait: Redis is silent only if this JVM
+		 * kept up meanwhile, so that an answer would have been read; otherwise Redis gets
+		 * its timeout again, counted from now, within the grace.
+		 * @return how much longer to wait, 0 when the call times out
+		 */
+		private long nextWait(RedisFuture<?> future, long waitStarted, long wait, long deadline) {
+			EventLoopCatchUp catchUp = this.catchUp;
+			if (catchUp == null) {
+				return 0;
 			}
-			catch (InterruptedException ex) {
-				Thread.currentThread().interrupt();
-				throw new RedisException("Interrupted while waiting for the rate-limit script", ex);
+			long checked = System.nanoTime();
+			boolean callerWasLate = checked - waitStarted - wait >= this.timeoutNanos / 2;
+			if (!catchUp.await(deadline - checked)) {
+				return 0;
 			}
+			long now = System.nanoTime();
+			if (future.isDone()) {
+				// Redis answered in time; this JVM was slow to read it.
+				return 1;
+			}
+			boolean loopsWereLate = now - checked >= this.timeoutNanos / 2;
+			if (!callerWasLate && !loopsWereLate) {
+				return 0;
+			}
+			// The command may itself have been written late by a busy loop.
+			return Math.min(this.timeoutNanos, deadline - now);
 		}
 
 		@Override
@@ -153,6 +204,10 @@ abstract class ScriptRunner implements AutoCloseable {
 			StatefulConnection<byte[], byte[]> connection = this.connection;
 			if (connection != null) {
 				connection.close();
+			}
+			EventLoopCatchUp catchUp = this.catchUp;
+			if (catchUp != null) {
+				catchUp.close();
 			}
 		}
 

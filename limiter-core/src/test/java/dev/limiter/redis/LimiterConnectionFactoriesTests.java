@@ -32,12 +32,15 @@ class LimiterConnectionFactoriesTests {
 			assertThat(dedicated.getStandaloneConfiguration().getHostName()).isEqualTo("redis.internal");
 			assertThat(dedicated.getStandaloneConfiguration().getPort()).isEqualTo(6380);
 			LettuceClientConfiguration client = dedicated.getClientConfiguration();
-			assertThat(client.getCommandTimeout()).isEqualTo(this.timeout);
+			// Lettuce's own deadline leaves room for the read grace; the script runner
+			// judges the timeout itself.
+			assertThat(client.getCommandTimeout()).isEqualTo(this.timeout.plus(LimiterConnectionFactories.READ_GRACE));
 			assertThat(client.getClientName()).hasValue("orders");
 			ClientOptions options = client.getClientOptions().orElseThrow();
 			assertThat(options.getDisconnectedBehavior()).isEqualTo(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS);
 			assertThat(options.isAutoReconnect()).isTrue();
-			assertThat(options.getSocketOptions().getConnectTimeout()).isEqualTo(this.timeout);
+			assertThat(options.getSocketOptions().getConnectTimeout())
+				.isEqualTo(this.timeout.plus(LimiterConnectionFactories.READ_GRACE));
 		}
 		finally {
 			dedicated.destroy();

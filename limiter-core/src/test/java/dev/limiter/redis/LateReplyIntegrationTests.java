@@ -1,0 +1,111 @@
+package dev.limiter.redis;
+
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+
+import io.lettuce.core.RedisCommandTimeoutException;
+import io.lettuce.core.resource.EventLoopGroupProvider;
+import io.lettuce.core.resource.Transports;
+import io.netty.channel.EventLoopGroup;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+
+import dev.limiter.Decision;
+import dev.limiter.Limit;
+import dev.limiter.test.RedisServer;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+
+/**
+ * A reply that Redis sent in time but this JVM read late is a decision, not a timeout; a
+ * Redis that does not answer is still a timeout.
+ */
+class LateReplyIntegrationTests {
+
+	private static final Duration TIMEOUT = Duration.ofMillis(50);
+
+	private final Limit limit = Limit.of(10, Duration.ofMinutes(1));
+
+	private RedisServer redis;
+
+	private LettuceConnectionFactory application;
+
+	private LettuceConnectionFactory dedicated;
+
+	private RedisRateLimiter limiter;
+
+	@BeforeEach
+	void start() {
+		this.redis = RedisServer.start();
+		this.application = new LettuceConnectionFactory(
+				new RedisStandaloneConfiguration("127.0.0.1", this.redis.port()));
+		this.application.afterPropertiesSet();
+		this.dedicated = LimiterConnectionFactories.dedicated(this.application, TIMEOUT);
+		this.limiter = RedisRateLimiter.builder(this.dedicated).build();
+		// Connected and warm, so that only the stall below can make a call late.
+		assertThat(this.limiter.acquire("warm", this.limit).isAllowed()).isTrue();
+	}
+
+	@AfterEach
+	void stop() {
+		this.limiter.close();
+		this.dedicated.destroy();
+		this.application.destroy();
+		this.redis.close();
+	}
+
+	@Test
+	void anAnswerThisJvmWasTooBusyToReadInTimeIsStillTheDecision() {
+		// The event loops that write commands and read replies stall for six timeouts,
+		// as they do in a JVM that is starved of CPU or in a GC pause.
+		stallEventLoops(Duration.ofMillis(300));
+		Decision decision = this.limiter.acquire("late", this.limit);
+		assertThat(decision.isAllowed()).isTrue();
+		assertThat(decision.remaining()).isEqualTo(9);
+		assertThat(this.redis.command("ZCARD", RedisKeys.key(RedisRateLimiter.DEFAULT_KEY_PREFIX, "late", this.limit)))
+			.isEqualTo(1L);
+	}
+
+	@Test
+	void aStallLongerThanTheGraceIsATimeout() {
+		stallEventLoops(LimiterConnectionFactories.READ_GRACE.plus(TIMEOUT).plusMillis(500));
+		assertThatExceptionOfType(RedisCommandTimeoutException.class)
+			.isThrownBy(() -> this.limiter.acquire("stalled", this.limit));
+	}
+
+	@Test
+	void aPausedRedisIsATimeoutAfterTheTimeoutNotTheGrace() {
+		this.redis.pause();
+		try {
+			long started = System.nanoTime();
+			assertThatExceptionOfType(RedisCommandTimeoutException.class)
+				.isThrownBy(() -> this.limiter.acquire("paused", this.limit))
+				.withMessageContaining("50 ms");
+			// Not a speed assertion: it tells the two ways a call can end apart, the
+			// timeout (50 ms) and the grace (1 s) for a busy JVM.
+			assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(LimiterConnectionFactories.READ_GRACE);
+		}
+		finally {
+			this.redis.resume();
+		}
+	}
+
+	private void stallEventLoops(Duration stall) {
+		EventLoopGroupProvider provider = this.dedicated.getRequiredNativeClient()
+			.getResources()
+			.eventLoopGroupProvider();
+		EventLoopGroup group = provider.allocate(Transports.eventLoopGroupClass());
+		try {
+			group.forEach((loop) -> loop.execute(() -> LockSupport.parkNanos(stall.toNanos())));
+		}
+		finally {
+			provider.release(group, 0, 0, TimeUnit.SECONDS);
+		}
+	}
+
+}
