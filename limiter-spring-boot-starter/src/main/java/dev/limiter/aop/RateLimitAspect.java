@@ -145,7 +145,7 @@ public class RateLimitAspect implements Ordered {
 		}
 		Object[] arguments = joinPoint.getArgs();
 		String key = (operation.getKeyExpression() != null) ? evaluateKey(operation, targetClass, arguments)
-				: this.keyResolver.resolveKey(operation.getMethod(), targetClass, arguments);
+				: operation.key(this.keyResolver.resolveKey(operation.getMethod(), targetClass, arguments));
 		Decision decision = this.rateLimiter.acquire(key, operation.getPermits(), operation.getLimits());
 		for (RateLimitDecisionListener listener : this.listeners) {
 			listener.onDecision(operation, decision);
@@ -183,7 +183,7 @@ public class RateLimitAspect implements Ordered {
 			else if (logger.isDebugEnabled()) {
 				logger.debug(message, ex);
 			}
-			return this.keyResolver.resolveKey(operation.getMethod(), targetClass, arguments);
+			return operation.key(this.keyResolver.resolveKey(operation.getMethod(), targetClass, arguments));
 		}
 	}
 

@@ -18,7 +18,7 @@ public final class RateLimitOperation {
 
 	private final Method method;
 
-	private final String methodKey;
+	private final String scope;
 
 	private final String description;
 
@@ -34,10 +34,10 @@ public final class RateLimitOperation {
 
 	private final List<KeyVariable> keyVariables;
 
-	RateLimitOperation(Method method, String description, List<Limit> limits, List<String> messages, long permits,
-			String keySource, Expression keyExpression, List<KeyVariable> keyVariables) {
+	RateLimitOperation(Method method, String scope, String description, List<Limit> limits, List<String> messages,
+			long permits, String keySource, Expression keyExpression, List<KeyVariable> keyVariables) {
 		this.method = method;
-		this.methodKey = RateLimitKeys.methodKey(method);
+		this.scope = scope;
 		this.description = description;
 		this.limits = List.copyOf(limits);
 		this.messages = List.copyOf(messages);
@@ -56,12 +56,24 @@ public final class RateLimitOperation {
 	}
 
 	/**
-	 * Return the method's key, built once: the prefix of every key this operation's
-	 * expression gives.
-	 * @return the method key, such as {@code m:com.example.Mailer.send}
+	 * Return what the operation's counters belong to, built once: the first part of every
+	 * key of its calls. It is the limit's name when every limit of the method carries the
+	 * same {@code name} (methods that share a name share its counters), otherwise the
+	 * method, so that two limited methods never count on one key.
+	 * @return the scope, such as {@code n:search} or {@code m:com.example.Mailer.send}
 	 */
-	public String getMethodKey() {
-		return this.methodKey;
+	public String getScope() {
+		return this.scope;
+	}
+
+	/**
+	 * Return the key of one call: the scope and who calls.
+	 * @param caller who calls, such as {@code u:alice}, from the key expression or the
+	 * key resolver
+	 * @return the key
+	 */
+	public String key(String caller) {
+		return this.scope + ":" + caller;
 	}
 
 	/**

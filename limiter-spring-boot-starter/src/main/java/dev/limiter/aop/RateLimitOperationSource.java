@@ -144,7 +144,7 @@ public class RateLimitOperationSource {
 	 * Evaluate the key expression of an operation for one call.
 	 * @param operation the operation, with a key expression
 	 * @param arguments the arguments of the call
-	 * @return the caller key: the method and the bounded value of the expression
+	 * @return the key: the operation's scope and the bounded value of the expression
 	 * @throws IllegalStateException if the expression gives {@code null} or a blank value
 	 */
 	public String evaluateKey(RateLimitOperation operation, Object[] arguments) {
@@ -164,7 +164,7 @@ public class RateLimitOperationSource {
 			throw new IllegalStateException("Rate-limit key '" + operation.getKeySource() + "' of "
 					+ operation.getDescription() + " evaluated to " + ((text == null) ? "null" : "a blank value"));
 		}
-		return operation.getMethodKey() + ":" + RateLimitKeys.bounded(text);
+		return operation.key(RateLimitKeys.bounded(text));
 	}
 
 	private static Object currentRequest() {
@@ -222,12 +222,30 @@ public class RateLimitOperationSource {
 					"Lower permits, or raise the threshold of the smallest limit.");
 		}
 		String keySource = keys.iterator().next();
+		String scope = scope(method, annotations);
 		if (keySource.isEmpty()) {
-			return new RateLimitOperation(method, description, limits, messages, cost, keySource, null, List.of());
+			return new RateLimitOperation(method, scope, description, limits, messages, cost, keySource, null,
+					List.of());
 		}
 		Expression expression = parse(description, keySource);
 		List<KeyVariable> variables = variables(description, method, keySource, expression);
-		return new RateLimitOperation(method, description, limits, messages, cost, keySource, expression, variables);
+		return new RateLimitOperation(method, scope, description, limits, messages, cost, keySource, expression,
+				variables);
+	}
+
+	/**
+	 * Return what the counters of a method belong to: a name that every one of its limits
+	 * carries, which the user shares on purpose, otherwise the method itself, so that two
+	 * limited methods (a controller and the service it calls, two methods mapped to one
+	 * path, one handler reached by GET and HEAD) never count on one key.
+	 */
+	private static String scope(Method method, List<RateLimit> annotations) {
+		Set<String> names = new LinkedHashSet<>();
+		for (RateLimit annotation : annotations) {
+			names.add(annotation.name().trim());
+		}
+		String name = (names.size() == 1) ? names.iterator().next() : "";
+		return name.isEmpty() ? RateLimitKeys.methodKey(method) : "n:" + RateLimitKeys.bounded(name);
 	}
 
 	private Limit limit(String description, RateLimit annotation) {
@@ -253,8 +271,7 @@ public class RateLimitOperationSource {
 		}
 		Limit limit;
 		try {
-			limit = Limit.of(threshold, period);
-			limit = name.isEmpty() ? limit : limit.named(name);
+			limit = name.isEmpty() ? Limit.of(threshold, period) : Limit.of(name, threshold, period);
 		}
 		catch (IllegalArgumentException ex) {
 			String fix = ex.getMessage().startsWith("threshold")

@@ -1,18 +1,19 @@
 package dev.limiter.web;
 
 /**
- * How the default key names the route of an HTTP request.
+ * Whether the default key tells the URIs of one handler apart.
  */
 public enum PathStyle {
 
 	/**
-	 * The matched handler pattern, such as {@code /orders/{id}}: one quota per route
-	 * whatever the path variables.
+	 * One quota per handler method, whatever URI its patterns matched (such as
+	 * {@code /orders/{id}}), whatever the path variables and the HTTP method (GET and
+	 * HEAD).
 	 */
 	PATTERN,
 
 	/**
-	 * The raw request URI, such as {@code /orders/42}: one quota per URI.
+	 * One quota per raw request URI, such as {@code /orders/42}, within the handler.
 	 */
 	URI
 

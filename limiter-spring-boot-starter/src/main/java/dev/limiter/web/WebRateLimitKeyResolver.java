@@ -8,26 +8,27 @@ import jakarta.servlet.http.HttpServletRequest;
 import org.springframework.web.context.request.RequestAttributes;
 import org.springframework.web.context.request.RequestContextHolder;
 import org.springframework.web.context.request.ServletRequestAttributes;
-import org.springframework.web.servlet.HandlerMapping;
 
+import dev.limiter.aop.MethodRateLimitKeyResolver;
 import dev.limiter.aop.RateLimitKeyResolver;
 import dev.limiter.aop.RateLimitKeys;
 
 /**
- * The default {@link RateLimitKeyResolver} of servlet web applications: the user and the
- * route of the current request, such as {@code u:alice:GET /orders/{id}}.
+ * The default {@link RateLimitKeyResolver} of servlet web applications: who sends the
+ * current request, such as {@code u:alice}.
  * <p>
- * The user is the authenticated principal's name ({@code u:}), otherwise the client
+ * The caller is the authenticated principal's name ({@code u:}), otherwise the client
  * address ({@code ip:}) from {@link HttpServletRequest#getRemoteAddr()}. Proxy headers
  * such as {@code X-Forwarded-For} are never read here, because a client can set them:
  * behind a trusted proxy, let Spring rewrite the remote address
  * ({@code server.forward-headers-strategy} or {@code ForwardedHeaderFilter}).
  * <p>
- * The route is the HTTP method and the matched handler pattern, so that varying a path
- * variable neither bypasses a limit nor multiplies keys; with {@link PathStyle#URI} it is
- * the raw request URI. Parts a client controls are bounded by
- * {@link RateLimitKeys#bounded(String)}. Outside a web request, or without a matched
- * pattern, the method's key is used.
+ * What is called is not part of the caller: the key already starts with the handler
+ * method (or the limit's name), so GET and HEAD, a path variable or another pattern of
+ * the same handler all count on one quota. With {@link PathStyle#URI} the raw request URI
+ * is added, for a quota per URI. Parts a client controls are bounded by
+ * {@link RateLimitKeys#bounded(String)}. Outside a web request every caller shares the
+ * limit ({@value MethodRateLimitKeyResolver#ALL_CALLERS}).
  */
 public class WebRateLimitKeyResolver implements RateLimitKeyResolver {
 
@@ -35,7 +36,7 @@ public class WebRateLimitKeyResolver implements RateLimitKeyResolver {
 
 	/**
 	 * Create a resolver.
-	 * @param pathStyle how the route is named
+	 * @param pathStyle whether the request URI is part of the key
 	 */
 	public WebRateLimitKeyResolver(PathStyle pathStyle) {
 		if (pathStyle == null) {
@@ -48,14 +49,12 @@ public class WebRateLimitKeyResolver implements RateLimitKeyResolver {
 	public String resolveKey(Method method, Class<?> targetClass, Object[] arguments) {
 		RequestAttributes attributes = RequestContextHolder.getRequestAttributes();
 		if (!(attributes instanceof ServletRequestAttributes servlet)) {
-			return RateLimitKeys.methodKey(method);
+			return MethodRateLimitKeyResolver.ALL_CALLERS;
 		}
 		HttpServletRequest request = servlet.getRequest();
-		String route = route(request);
-		if (route == null) {
-			return caller(request) + ":" + RateLimitKeys.methodKey(method);
-		}
-		return caller(request) + ":" + RateLimitKeys.bounded(request.getMethod()) + " " + route;
+		String caller = caller(request);
+		return (this.pathStyle == PathStyle.URI) ? caller + ":" + RateLimitKeys.bounded(request.getRequestURI())
+				: caller;
 	}
 
 	/**
@@ -69,22 +68,6 @@ public class WebRateLimitKeyResolver implements RateLimitKeyResolver {
 			return "u:" + RateLimitKeys.bounded(principal.getName());
 		}
 		return "ip:" + RateLimitKeys.bounded(request.getRemoteAddr());
-	}
-
-	/**
-	 * Return what is called: the matched pattern or the URI.
-	 * @param request the request
-	 * @return the route part of the key, or {@code null} if unknown
-	 */
-	protected String route(HttpServletRequest request) {
-		if (this.pathStyle == PathStyle.URI) {
-			return RateLimitKeys.bounded(request.getRequestURI());
-		}
-		Object pattern = request.getAttribute(HandlerMapping.BEST_MATCHING_PATTERN_ATTRIBUTE);
-		// Patterns come from the application's mappings, not from the client, but they
-		// are
-		// still bounded to keep keys short.
-		return (pattern != null) ? RateLimitKeys.bounded(pattern.toString()) : null;
 	}
 
 }

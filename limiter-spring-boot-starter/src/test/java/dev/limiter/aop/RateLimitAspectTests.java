@@ -48,7 +48,7 @@ class RateLimitAspectTests {
 				.satisfies((ex) -> {
 					assertThat(ex.getDecision().limit().threshold()).isEqualTo(2);
 					assertThat(ex.getDecision().retryAfterSeconds()).isEqualTo(30);
-					assertThat(ex.getKey()).isEqualTo("m:" + Mailer.class.getName() + ".send");
+					assertThat(ex.getKey()).isEqualTo("m:" + Mailer.class.getName() + ".send:all");
 					assertThat(ex).hasMessage("Rate limit 'default' (2 per 30s) exceeded, retry after 30s");
 				});
 			assertThat(mailer.sent()).isEqualTo(2);

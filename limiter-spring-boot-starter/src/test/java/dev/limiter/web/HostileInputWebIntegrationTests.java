@@ -104,7 +104,8 @@ class HostileInputWebIntegrationTests {
 			assertThat(call(mvc, get("/greeting").header("X-Forwarded-For", "1.1.1.1")).getStatus()).isEqualTo(200);
 			// A new spoofed address does not give a new quota.
 			assertThat(call(mvc, get("/greeting").header("X-Forwarded-For", "2.2.2.2")).getStatus()).isEqualTo(429);
-			assertThat(keys()).containsExactly("limiter:{ip:10.0.0.1:GET /greeting}:1:60000");
+			assertThat(keys()).containsExactly(
+					"limiter:{m:dev.limiter.web.HostileInputWebIntegrationTests$HostileController.greeting:ip:10.0.0.1}:1:60000");
 		});
 	}
 
@@ -117,8 +118,9 @@ class HostileInputWebIntegrationTests {
 			assertThat(call(mvc, get("/greeting").header("X-Forwarded-For", "2.2.2.2")).getStatus()).isEqualTo(200);
 			assertThat(call(mvc, get("/greeting").header("X-Forwarded-For", "2.2.2.2, 10.9.9.9")).getStatus())
 				.isEqualTo(429);
-			assertThat(keys()).containsExactlyInAnyOrder("limiter:{ip:1.1.1.1:GET /greeting}:1:60000",
-					"limiter:{ip:2.2.2.2:GET /greeting}:1:60000");
+			assertThat(keys()).containsExactlyInAnyOrder(
+					"limiter:{m:dev.limiter.web.HostileInputWebIntegrationTests$HostileController.greeting:ip:1.1.1.1}:1:60000",
+					"limiter:{m:dev.limiter.web.HostileInputWebIntegrationTests$HostileController.greeting:ip:2.2.2.2}:1:60000");
 		});
 	}
 
@@ -134,7 +136,9 @@ class HostileInputWebIntegrationTests {
 			MockHttpServletResponse again = call(mvc, get("/api"));
 			assertThat(again.getStatus()).isEqualTo(429);
 			assertNoStackTrace(again);
-			assertThat(keys()).hasSize(2).contains("limiter:{ip:10.0.0.1:GET /api}:1:60000");
+			assertThat(keys()).hasSize(2)
+				.contains(
+						"limiter:{m:dev.limiter.web.HostileInputWebIntegrationTests$HostileController.api:ip:10.0.0.1}:1:60000");
 		});
 		assertThat(output).containsOnlyOnce("Rate-limit key '#request.getHeader('X-Api-Key')' of "
 				+ HostileController.class.getName() + ".api() could not be evaluated");

@@ -116,7 +116,8 @@ class RateLimitWebIntegrationTests {
 			assertThat(rejected.getStatus()).isEqualTo(429);
 			assertThat(Long.parseLong(rejected.getHeader("Retry-After"))).isBetween(1L, 30L);
 			assertThat(redis.command("KEYS", "limiter:*")).asList()
-				.containsExactly("limiter:{ip:10.0.0.1:GET /greeting}:2:30000");
+				.containsExactly(
+						"limiter:{m:dev.limiter.web.RateLimitWebIntegrationTests$GreetingController.greeting:ip:10.0.0.1}:2:30000");
 		});
 	}
 

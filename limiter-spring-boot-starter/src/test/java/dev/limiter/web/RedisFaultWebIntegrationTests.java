@@ -122,7 +122,9 @@ class RedisFaultWebIntegrationTests {
 			MockHttpServletResponse third = call(mvc, "/few");
 			assertThat(third.getStatus()).isEqualTo(429);
 			assertThat(third.getHeader("X-RateLimit-Remaining")).isEqualTo("0");
-			assertThat(redis.command("ZCARD", "limiter:{ip:127.0.0.1:GET /few}:2:60000")).isEqualTo(2L);
+			assertThat(redis.command("ZCARD",
+					"limiter:{m:dev.limiter.web.RedisFaultWebIntegrationTests$FaultController.few:ip:127.0.0.1}:2:60000"))
+				.isEqualTo(2L);
 		});
 	}
 
