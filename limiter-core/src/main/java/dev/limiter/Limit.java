@@ -81,6 +81,20 @@ public final class Limit {
 	}
 
 	/**
+	 * Create a named limit of {@code threshold} permits per {@code period}; errors name
+	 * the limit.
+	 * @param name the name shown in headers, messages and errors
+	 * @param threshold the most permits in any window, 1 to {@link #MAX_THRESHOLD}
+	 * @param period the window, a whole number of milliseconds from 1ms to
+	 * {@link #MAX_PERIOD}
+	 * @return the limit
+	 * @throws IllegalArgumentException if an argument is out of range
+	 */
+	public static Limit of(String name, long threshold, Duration period) {
+		return new Limit(name, threshold, period);
+	}
+
+	/**
 	 * Return a copy of this limit with another name.
 	 * @param name the name shown in headers and messages
 	 * @return the named limit

@@ -88,7 +88,7 @@ public final class LimiterAutoConfiguration {
 				String property = "limiter.limits." + name;
 				try {
 					if (limit.getThreshold() != null) {
-						Limit.of(limit.getThreshold(), Limit.MIN_PERIOD);
+						Limit.of(name, limit.getThreshold(), Limit.MIN_PERIOD);
 					}
 				}
 				catch (IllegalArgumentException ex) {
@@ -97,7 +97,7 @@ public final class LimiterAutoConfiguration {
 				}
 				try {
 					if (limit.getPeriod() != null) {
-						Limit.of(1, limit.getPeriod());
+						Limit.of(name, 1, limit.getPeriod());
 					}
 				}
 				catch (IllegalArgumentException ex) {
@@ -106,7 +106,7 @@ public final class LimiterAutoConfiguration {
 				}
 				try {
 					if (limit.getLocalThreshold() != null) {
-						Limit.of(1, Limit.MIN_PERIOD).withLocalThreshold(limit.getLocalThreshold());
+						Limit.of(name, 1, Limit.MIN_PERIOD).withLocalThreshold(limit.getLocalThreshold());
 					}
 				}
 				catch (IllegalArgumentException ex) {

@@ -52,8 +52,9 @@ public class LimiterProperties {
 	private int aspectOrder = DEFAULT_ASPECT_ORDER;
 
 	/**
-	 * Longest a call waits on Redis, to connect or for an answer, before its failure
-	 * policy decides.
+	 * Longest Redis may stay silent on a call before its failure policy decides; an
+	 * answer that Redis gave in time but a busy JVM has not read yet is waited for up to
+	 * 1s more.
 	 */
 	private Duration timeout = Duration.ofMillis(50);
 
@@ -306,7 +307,7 @@ public class LimiterProperties {
 	public static class Web {
 
 		/**
-		 * How the default key names the route of a request.
+		 * Whether the default key gives each request URI of a handler its own quota.
 		 */
 		private PathStyle pathStyle = PathStyle.PATTERN;
 

@@ -53,6 +53,9 @@ final class LimiterStoreConfigurations {
 
 		private static final int WARM_UP_ATTEMPTS = 3;
 
+		/** How long a starting application waits for a Redis that is slow to answer. */
+		private static final Duration STARTUP_WAIT = Duration.ofSeconds(5);
+
 		private static final Limit WARM_UP_LIMIT = Limit.of(1, Duration.ofMillis(1));
 
 		// Declared before the limiter, so that only an application's RateLimiter makes it
@@ -143,13 +146,14 @@ final class LimiterStoreConfigurations {
 		}
 
 		private static void warmUp(LimiterRedisConnection connection, LimiterProperties properties) {
-			// Connect now rather than on the first requests. In a cold JVM the first
-			// connection and handshake can take longer than a timeout of tens of
-			// milliseconds, so a few attempts are allowed here, where nobody waits. An
-			// absent Redis must not stop the application: the failure policy covers it
-			// until Redis appears.
-			RuntimeException failure = null;
-			for (int attempt = 0; attempt < WARM_UP_ATTEMPTS; attempt++) {
+			// Connect now rather than on the first requests, where nobody waits. Slowness
+			// is not absence: several JVMs starting on a few cores can take seconds to
+			// connect and read a PING, so a Redis that does not refuse the connection is
+			// given a few seconds. An absent Redis must not stop the application: the
+			// failure policy covers it until Redis appears.
+			long deadline = System.nanoTime() + STARTUP_WAIT.toNanos();
+			RuntimeException failure;
+			do {
 				try {
 					connection.ping();
 					return;
@@ -158,24 +162,64 @@ final class LimiterStoreConfigurations {
 					failure = ex;
 				}
 			}
-			logger.warn("Limiter cannot reach Redis at startup ({}); limits {} by default until it answers",
-					failure.getMessage(), describe(properties.getFailure().getPolicy()));
+			while (!refused(failure) && System.nanoTime() < deadline);
+			if (refused(failure)) {
+				logger.warn(
+						"Limiter cannot reach Redis at startup, the connection was refused ({}); limits {} by "
+								+ "default until it answers",
+						failure.getMessage(), describe(properties.getFailure().getPolicy()));
+			}
+			else {
+				logger.warn(
+						"Limiter got no answer from Redis within {} s at startup ({}); limits {} by default until "
+								+ "it answers",
+						STARTUP_WAIT.toSeconds(), failure.getMessage(), describe(properties.getFailure().getPolicy()));
+			}
 		}
 
 		private static void warmUp(RateLimiter store) {
 			// Run the script once before the first request, where nobody waits: it loads
-			// the script into Redis and warms the call path, which in a cold JVM can take
-			// longer than the timeout and would send the first requests to the failure
-			// policy. The key holds one entry for a millisecond.
+			// the script into Redis and warms the call path. The key holds one entry for
+			// a
+			// millisecond.
 			for (int attempt = 0; attempt < WARM_UP_ATTEMPTS; attempt++) {
 				try {
 					store.acquire("limiter:warm-up", WARM_UP_LIMIT);
 					return;
 				}
 				catch (RuntimeException ex) {
+					String denied = permissionDenied(ex);
+					if (denied != null) {
+						// Not an outage that the failure policy should cover: every call
+						// would be decided without Redis, forever.
+						throw new LimiterSetupException(
+								"Limiter cannot run its rate-limit script: the Redis user may not run scripts ("
+										+ denied + ")",
+								"Grant the Redis user the scripting commands (ACL SETUSER <user> +evalsha +eval, or "
+										+ "+@scripting), or connect as a user that has them.",
+								ex);
+					}
 					logger.debug("Limiter warm-up call failed", ex);
 				}
 			}
+		}
+
+		private static boolean refused(Throwable failure) {
+			for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+				if (cause instanceof java.net.ConnectException) {
+					return true;
+				}
+			}
+			return false;
+		}
+
+		private static String permissionDenied(Throwable failure) {
+			for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+				if (cause.getMessage() != null && cause.getMessage().startsWith("NOPERM")) {
+					return cause.getMessage();
+				}
+			}
+			return null;
 		}
 
 		private static String describe(FailurePolicy policy) {

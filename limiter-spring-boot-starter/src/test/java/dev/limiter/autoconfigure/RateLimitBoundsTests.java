@@ -121,6 +121,17 @@ class RateLimitBoundsTests {
 	}
 
 	@Test
+	void badPropertyNamesItsOwnLimitNotTheDefault() {
+		this.contextRunner.withPropertyValues("limiter.limits.x.threshold=0")
+			.run((context) -> assertThat(context).hasFailed()
+				.getFailure()
+				.hasStackTraceContaining("limiter.limits.x.threshold")
+				.hasStackTraceContaining("(limit 'x')")
+				.satisfies(
+						(failure) -> assertThat(failure.toString() + failure.getCause()).doesNotContain("'default'")));
+	}
+
+	@Test
 	void propertiesAtTheLimitsAreAcceptedAndWinOverTheAnnotation() {
 		this.contextRunner.withUserConfiguration(Named.class)
 			.withPropertyValues("limiter.limits.x.threshold=2147483647", "limiter.limits.x.period=36500d",

@@ -58,13 +58,7 @@ class SampleAppEndToEndIntegrationTests {
 					// machine, set
 					// the way an operator would: a named limit overridden without a
 					// rebuild.
-					"--limiter.limits.orders-burst.period=5s",
-					// A cold JVM on a busy 2-core machine can take longer than the
-					// default 50 ms
-					// for its first script calls, and fail-open would then admit them:
-					// this test
-					// is about exact counting across processes, so Redis gets a second.
-					"--limiter.timeout=1s")
+					"--limiter.limits.orders-burst.period=5s")
 				.redirectErrorStream(true)
 				.redirectOutput(log.toFile())
 				.start();
