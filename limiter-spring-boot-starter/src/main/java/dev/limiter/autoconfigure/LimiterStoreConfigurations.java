@@ -51,8 +51,6 @@ final class LimiterStoreConfigurations {
 	@ConditionalOnSingleCandidate(RedisConnectionFactory.class)
 	static class Redis {
 
-		private static final int WARM_UP_ATTEMPTS = 3;
-
 		/** How long a starting application waits for a Redis that is slow to answer. */
 		private static final Duration STARTUP_WAIT = Duration.ofSeconds(5);
 
@@ -181,26 +179,25 @@ final class LimiterStoreConfigurations {
 			// Run the script once before the first request, where nobody waits: it loads
 			// the script into Redis and warms the call path. The key holds one entry for
 			// a
-			// millisecond.
-			for (int attempt = 0; attempt < WARM_UP_ATTEMPTS; attempt++) {
-				try {
-					store.acquire("limiter:warm-up", WARM_UP_LIMIT);
-					return;
+			// millisecond. One attempt: a slow answer is waited for by the runner itself,
+			// and an absent Redis was reported by the connection's warm-up.
+			try {
+				store.acquire("limiter:warm-up", WARM_UP_LIMIT);
+			}
+			catch (RuntimeException ex) {
+				String denied = permissionDenied(ex);
+				if (denied != null) {
+					// Not an outage that the failure policy should cover: every call
+					// would be
+					// decided without Redis, forever.
+					throw new LimiterSetupException(
+							"Limiter cannot run its rate-limit script: the Redis user may not run scripts (" + denied
+									+ ")",
+							"Grant the Redis user the scripting commands (ACL SETUSER <user> +evalsha +eval, or "
+									+ "+@scripting), or connect as a user that has them.",
+							ex);
 				}
-				catch (RuntimeException ex) {
-					String denied = permissionDenied(ex);
-					if (denied != null) {
-						// Not an outage that the failure policy should cover: every call
-						// would be decided without Redis, forever.
-						throw new LimiterSetupException(
-								"Limiter cannot run its rate-limit script: the Redis user may not run scripts ("
-										+ denied + ")",
-								"Grant the Redis user the scripting commands (ACL SETUSER <user> +evalsha +eval, or "
-										+ "+@scripting), or connect as a user that has them.",
-								ex);
-					}
-					logger.debug("Limiter warm-up call failed", ex);
-				}
+				logger.debug("Limiter warm-up call failed", ex);
 			}
 		}
 

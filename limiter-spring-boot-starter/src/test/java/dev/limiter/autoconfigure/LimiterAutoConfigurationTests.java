@@ -94,8 +94,10 @@ class LimiterAutoConfigurationTests {
 		assertThat(output).containsOnlyOnce("Limiter stores rate limits in Redis")
 			.contains("the application has a RedisConnectionFactory")
 			.contains("when Redis does not answer within 50 ms, limits admit calls (fail-open) by default")
-			// Port 1 never answers: the application starts all the same.
-			.contains("Limiter cannot reach Redis at startup");
+			// Port 1 refuses connections: absent, not slow, and the application starts
+			// all the same.
+			.contains("Limiter cannot reach Redis at startup, the connection was refused")
+			.doesNotContain("no answer from Redis");
 	}
 
 	@Test
@@ -130,6 +132,25 @@ class LimiterAutoConfigurationTests {
 				Limit open = Limit.of(5, Duration.ofMinutes(1)).withFailurePolicy(FailurePolicy.FAIL_OPEN);
 				assertThat(limiter.acquire("k", open).isAllowed()).isTrue();
 			});
+	}
+
+	@Test
+	void aRedisThatDoesNotAnswerAtStartupIsWaitedForAndReportedAsSilentNotAbsent(CapturedOutput output) {
+		try (RedisServer redis = RedisServer.start()) {
+			redis.pause();
+			try {
+				this.contextRunner
+					.withBean(LettuceConnectionFactory.class,
+							() -> new LettuceConnectionFactory(
+									new RedisStandaloneConfiguration(redis.host(), redis.port())))
+					.run((context) -> assertThat(context).hasNotFailed());
+			}
+			finally {
+				redis.resume();
+			}
+		}
+		assertThat(output).contains("Limiter got no answer from Redis within 5 s at startup")
+			.doesNotContain("the connection was refused");
 	}
 
 	@Test
