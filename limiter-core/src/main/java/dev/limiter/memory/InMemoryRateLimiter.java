@@ -84,6 +84,14 @@ public final class InMemoryRateLimiter extends AbstractRateLimiter {
 	}
 
 	/**
+	 * Forget every call under every limit, as if the limiter had just been created; for
+	 * tests that start each case with full quotas.
+	 */
+	public void reset() {
+		this.entries.clear();
+	}
+
+	/**
 	 * Evict every key whose windows have emptied by now.
 	 */
 	public void evictExpired() {

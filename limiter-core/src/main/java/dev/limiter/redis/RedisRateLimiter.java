@@ -33,9 +33,10 @@ import dev.limiter.Limit;
  * recorded unless {@link Builder#countRejected(boolean)} is set, so a client that keeps
  * calling gets back in as soon as its old calls leave the window.
  * <p>
- * The script runs through Spring Data Redis, which sends {@code EVALSHA} and falls back
- * to {@code EVAL} when Redis answers {@code NOSCRIPT} (after a restart, failover or
- * {@code SCRIPT FLUSH}).
+ * With a Lettuce connection factory the script is sent on Lettuce's asynchronous
+ * commands, with {@code EVALSHA}, falling back to {@code EVAL} when Redis answers
+ * {@code NOSCRIPT} (after a restart, failover or {@code SCRIPT FLUSH}); other factories
+ * run it through Spring Data Redis the same way.
  */
 public final class RedisRateLimiter extends AbstractRateLimiter implements AutoCloseable {
 

@@ -44,7 +44,7 @@ import dev.limiter.web.WebRateLimitKeyResolver;
 		"org.springframework.boot.autoconfigure.aop.AopAutoConfiguration" })
 @ConditionalOnProperty(prefix = "limiter", name = "enabled", havingValue = "true", matchIfMissing = true)
 @EnableConfigurationProperties(LimiterProperties.class)
-@Import({ LimiterStoreConfigurations.Redis.class, LimiterStoreConfigurations.InMemory.class })
+@Import({ RedisStoreConfiguration.class, InMemoryStoreConfiguration.class })
 public final class LimiterAutoConfiguration {
 
 	// Nested configurations register their beans first, so this fallback only applies

@@ -25,6 +25,12 @@ public class LimiterProperties {
 	private boolean enabled = true;
 
 	/**
+	 * Where rate limits are counted: auto (Redis when the application has a
+	 * RedisConnectionFactory), redis, or memory (each instance on its own).
+	 */
+	private Store store = Store.AUTO;
+
+	/**
 	 * Prefix of every key the Redis store writes.
 	 */
 	private String keyPrefix = "limiter:";
@@ -94,6 +100,14 @@ public class LimiterProperties {
 		this.countRejected = countRejected;
 	}
 
+	public Store getStore() {
+		return this.store;
+	}
+
+	public void setStore(Store store) {
+		this.store = store;
+	}
+
 	public ClockSource getClock() {
 		return this.clock;
 	}
@@ -132,6 +146,28 @@ public class LimiterProperties {
 
 	public Web getWeb() {
 		return this.web;
+	}
+
+	/**
+	 * Where rate limits are counted.
+	 */
+	public enum Store {
+
+		/**
+		 * Redis when the application has a RedisConnectionFactory, otherwise memory.
+		 */
+		AUTO,
+
+		/**
+		 * Redis; the application does not start without a RedisConnectionFactory.
+		 */
+		REDIS,
+
+		/**
+		 * Memory, each instance on its own, even when Redis is there.
+		 */
+		MEMORY
+
 	}
 
 	/**

@@ -78,7 +78,7 @@ class LimiterAutoConfigurationTests {
 			assertThat(context).doesNotHaveBean(RateLimitExceptionHandler.class);
 		});
 		assertThat(output).containsOnlyOnce("Limiter stores rate limits in memory")
-			.contains("the application has no single RedisConnectionFactory bean");
+			.contains("the application has no RedisConnectionFactory bean");
 	}
 
 	@Test

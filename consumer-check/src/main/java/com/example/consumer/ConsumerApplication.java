@@ -1,0 +1,27 @@
+package com.example.consumer;
+
+import org.springframework.boot.SpringApplication;
+import org.springframework.boot.autoconfigure.SpringBootApplication;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.RestController;
+
+import dev.limiter.annotation.RateLimit;
+
+/**
+ * The README's quick start: one limited endpoint.
+ */
+@SpringBootApplication
+@RestController
+public class ConsumerApplication {
+
+	@RateLimit(period = 60, threshold = 5)
+	@GetMapping("/greet")
+	public String greet() {
+		return "hello";
+	}
+
+	public static void main(String[] args) {
+		SpringApplication.run(ConsumerApplication.class, args);
+	}
+
+}

@@ -1,0 +1,222 @@
+package dev.limiter.autoconfigure;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
+import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Conditional;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+
+import dev.limiter.FailurePolicy;
+import dev.limiter.Limit;
+import dev.limiter.RateLimiter;
+import dev.limiter.local.LocallyBlockingRateLimiter;
+import dev.limiter.memory.InMemoryRateLimiter;
+import dev.limiter.redis.LimiterConnectionFactories;
+import dev.limiter.redis.RedisRateLimiter;
+import dev.limiter.resilience.CircuitBreaker;
+import dev.limiter.resilience.ResilientRateLimiter;
+
+/**
+ * The Redis store, when the application has one {@link RedisConnectionFactory} and
+ * {@code limiter.store} is not {@code memory}. It is layered, outermost first:
+ * {@link ResilientRateLimiter} (circuit breaker and failure policies),
+ * {@link LocallyBlockingRateLimiter} (rejections cached until their retry-after, unless
+ * disabled or rejected calls are counted), then {@link RedisRateLimiter} over the
+ * limiter's own connection ({@link LimiterRedisConnection}).
+ */
+@Configuration(proxyBeanMethods = false)
+@ConditionalOnClass(RedisConnectionFactory.class)
+@ConditionalOnSingleCandidate(RedisConnectionFactory.class)
+@Conditional(StoreCondition.NotMemory.class)
+final class RedisStoreConfiguration {
+
+	private static final Logger logger = LoggerFactory.getLogger(LimiterAutoConfiguration.class);
+
+	/** How long a starting application waits for a Redis that is slow to answer. */
+	private static final Duration STARTUP_WAIT = Duration.ofSeconds(5);
+
+	private static final Limit WARM_UP_LIMIT = Limit.of(1, Duration.ofMillis(1));
+
+	// Declared before the limiter, so that only an application's RateLimiter makes it
+	// back off.
+	@Bean
+	@ConditionalOnMissingBean({ RateLimiter.class, LimiterRedisConnection.class })
+	LimiterRedisConnection limiterRedisConnection(RedisConnectionFactory connectionFactory,
+			LimiterProperties properties) {
+		Duration timeout = properties.getTimeout();
+		if (timeout == null || timeout.isNegative() || timeout.isZero()) {
+			throw new InvalidConfigurationPropertyValueException("limiter.timeout", timeout,
+					"The timeout must be positive, such as 50ms.");
+		}
+		LimiterRedisConnection connection;
+		if (connectionFactory instanceof LettuceConnectionFactory lettuce) {
+			connection = LimiterRedisConnection.dedicated(LimiterConnectionFactories.dedicated(lettuce, timeout),
+					timeout);
+		}
+		else {
+			logger.warn("Limiter uses the application's {} as it is: limiter.timeout ({} ms) does not apply, a "
+					+ "call waits on Redis as long as that factory's own timeout; use Lettuce for a bounded wait",
+					connectionFactory.getClass().getSimpleName(), timeout.toMillis());
+			connection = LimiterRedisConnection.shared(connectionFactory);
+		}
+		warmUp(connection, properties);
+		return connection;
+	}
+
+	@Bean
+	@ConditionalOnMissingBean(RateLimiter.class)
+	ResilientRateLimiter rateLimiter(LimiterRedisConnection connection, LimiterProperties properties,
+			ObjectProvider<ResilientRateLimiter.DegradedListener> degradedListeners) {
+		RedisRateLimiter.Builder builder = RedisRateLimiter.builder(connection.getConnectionFactory())
+			.countRejected(properties.isCountRejected());
+		try {
+			builder.keyPrefix(properties.getKeyPrefix());
+		}
+		catch (IllegalArgumentException ex) {
+			throw new InvalidConfigurationPropertyValueException("limiter.key-prefix", properties.getKeyPrefix(),
+					"The prefix must not contain '{' or '}', which would move keys to another cluster slot.");
+		}
+		if (properties.getClock() == LimiterProperties.ClockSource.CLIENT) {
+			builder.clock(Clock.systemUTC());
+		}
+		RateLimiter store = builder.build();
+		warmUp(store);
+		// Inside the resilience layer: a decision taken by a failure policy never
+		// reaches the cache, so an outage cannot leave callers blocked.
+		if (properties.getLocalCache().isEnabled()) {
+			store = LocallyBlockingRateLimiter.wrap(store).countRejected(properties.isCountRejected()).build();
+		}
+		ResilientRateLimiter limiter = new ResilientRateLimiter(store, properties.getFailure().getPolicy(),
+				new InMemoryRateLimiter(Clock.systemUTC(), properties.isCountRejected()), breaker(properties),
+				degradedListener(degradedListeners.orderedStream().toList()));
+		logger.info(
+				"Limiter stores rate limits in Redis ({} clock): the application has a RedisConnectionFactory; "
+						+ "when Redis does not answer within {}, limits {} by default",
+				(properties.getClock() == LimiterProperties.ClockSource.CLIENT) ? "application" : "Redis server",
+				(connection.getTimeout() != null) ? connection.getTimeout().toMillis() + " ms"
+						: "the connection factory's timeout",
+				describe(properties.getFailure().getPolicy()));
+		return limiter;
+	}
+
+	private static CircuitBreaker breaker(LimiterProperties properties) {
+		LimiterProperties.Breaker breaker = properties.getBreaker();
+		if (breaker.getFailureThreshold() < 1) {
+			throw new InvalidConfigurationPropertyValueException("limiter.breaker.failure-threshold",
+					breaker.getFailureThreshold(), "The threshold must be at least 1.");
+		}
+		Duration openDuration = breaker.getOpenDuration();
+		if (openDuration == null || openDuration.isNegative()) {
+			throw new InvalidConfigurationPropertyValueException("limiter.breaker.open-duration", openDuration,
+					"The duration must not be negative, such as 1s.");
+		}
+		return ResilientRateLimiter.loggingBreaker(breaker.getFailureThreshold(), openDuration);
+	}
+
+	private static ResilientRateLimiter.DegradedListener degradedListener(
+			List<ResilientRateLimiter.DegradedListener> listeners) {
+		if (listeners.isEmpty()) {
+			return null;
+		}
+		if (listeners.size() == 1) {
+			return listeners.get(0);
+		}
+		return (decision, policy) -> listeners.forEach((listener) -> listener.degraded(decision, policy));
+	}
+
+	private static void warmUp(LimiterRedisConnection connection, LimiterProperties properties) {
+		// Connect now rather than on the first requests, where nobody waits. Slowness
+		// is not absence: several JVMs starting on a few cores can take seconds to
+		// connect and read a PING, so a Redis that does not refuse the connection is
+		// given a few seconds. An absent Redis must not stop the application: the
+		// failure policy covers it until Redis appears.
+		long deadline = System.nanoTime() + STARTUP_WAIT.toNanos();
+		RuntimeException failure;
+		do {
+			try {
+				connection.ping();
+				return;
+			}
+			catch (RuntimeException ex) {
+				failure = ex;
+			}
+		}
+		while (!refused(failure) && System.nanoTime() < deadline);
+		if (refused(failure)) {
+			logger.warn(
+					"Limiter cannot reach Redis at startup, the connection was refused ({}); limits {} by "
+							+ "default until it answers",
+					failure.getMessage(), describe(properties.getFailure().getPolicy()));
+		}
+		else {
+			logger.warn(
+					"Limiter got no answer from Redis within {} s at startup ({}); limits {} by default until "
+							+ "it answers",
+					STARTUP_WAIT.toSeconds(), failure.getMessage(), describe(properties.getFailure().getPolicy()));
+		}
+	}
+
+	private static void warmUp(RateLimiter store) {
+		// Run the script once before the first request, where nobody waits: it loads
+		// the script into Redis and warms the call path. The key holds one entry for
+		// a
+		// millisecond. One attempt: a slow answer is waited for by the runner itself,
+		// and an absent Redis was reported by the connection's warm-up.
+		try {
+			store.acquire("limiter:warm-up", WARM_UP_LIMIT);
+		}
+		catch (RuntimeException ex) {
+			String denied = permissionDenied(ex);
+			if (denied != null) {
+				// Not an outage that the failure policy should cover: every call
+				// would be
+				// decided without Redis, forever.
+				throw new LimiterSetupException(
+						"Limiter cannot run its rate-limit script: the Redis user may not run scripts (" + denied + ")",
+						"Grant the Redis user the scripting commands (ACL SETUSER <user> +evalsha +eval, or "
+								+ "+@scripting), or connect as a user that has them.",
+						ex);
+			}
+			logger.debug("Limiter warm-up call failed", ex);
+		}
+	}
+
+	private static boolean refused(Throwable failure) {
+		for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+			if (cause instanceof java.net.ConnectException) {
+				return true;
+			}
+		}
+		return false;
+	}
+
+	private static String permissionDenied(Throwable failure) {
+		for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+			if (cause.getMessage() != null && cause.getMessage().startsWith("NOPERM")) {
+				return cause.getMessage();
+			}
+		}
+		return null;
+	}
+
+	private static String describe(FailurePolicy policy) {
+		return switch (policy) {
+			case FAIL_OPEN -> "admit calls (fail-open)";
+			case FAIL_CLOSED -> "reject calls (fail-closed)";
+			case LOCAL -> "decide in this instance (local)";
+		};
+	}
+
+}

@@ -1,0 +1,33 @@
+package dev.limiter.testkit;
+
+import java.lang.annotation.Documented;
+import java.lang.annotation.ElementType;
+import java.lang.annotation.Inherited;
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
+import java.lang.annotation.Target;
+
+import org.springframework.boot.autoconfigure.ImportAutoConfiguration;
+
+/**
+ * Swaps Limiter's store for an in-memory one on a {@link TestLimiter} clock in a Spring
+ * test context, so that limits are tested without Redis and without sleeping; every limit
+ * starts full again before each test method.
+ *
+ * <pre class="code">
+ * &#64;SpringBootTest
+ * &#64;LimiterTest
+ * class GreetingLimitTests {
+ *     &#64;Autowired TestLimiter limiter;
+ *     // call the endpoint N times, expect a 429, limiter.advance(period), expect a 200
+ * }
+ * </pre>
+ */
+@Target(ElementType.TYPE)
+@Retention(RetentionPolicy.RUNTIME)
+@Documented
+@Inherited
+@ImportAutoConfiguration(LimiterTestAutoConfiguration.class)
+public @interface LimiterTest {
+
+}
