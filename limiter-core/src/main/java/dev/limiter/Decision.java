@@ -20,17 +20,17 @@ public final class Decision {
 
 	private final long decidedAtMicros;
 
-	private final boolean degraded;
+	private final FailurePolicy policy;
 
 	private Decision(boolean allowed, Limit limit, long remaining, Duration retryAfter, Duration resetAfter,
 			long decidedAtMicros) {
-		this(allowed, limit, remaining, retryAfter, resetAfter, decidedAtMicros, false);
+		this(allowed, limit, remaining, retryAfter, resetAfter, decidedAtMicros, null);
 	}
 
 	private Decision(boolean allowed, Limit limit, long remaining, Duration retryAfter, Duration resetAfter,
-			long decidedAtMicros, boolean degraded) {
+			long decidedAtMicros, FailurePolicy policy) {
 		this.allowed = allowed;
-		this.degraded = degraded;
+		this.policy = policy;
 		this.decidedAtMicros = decidedAtMicros;
 		this.limit = limit;
 		this.remaining = remaining;
@@ -113,11 +113,15 @@ public final class Decision {
 	/**
 	 * Return a copy of this decision marked as taken without the store, by a
 	 * {@link FailurePolicy}.
+	 * @param policy the policy that decided
 	 * @return the degraded decision
 	 */
-	public Decision asDegraded() {
+	public Decision decidedBy(FailurePolicy policy) {
+		if (policy == null) {
+			throw new IllegalArgumentException("policy must not be null");
+		}
 		return new Decision(this.allowed, this.limit, this.remaining, this.retryAfter, this.resetAfter,
-				this.decidedAtMicros, true);
+				this.decidedAtMicros, policy);
 	}
 
 	/**
@@ -127,7 +131,15 @@ public final class Decision {
 	 * @return whether the decision is degraded
 	 */
 	public boolean isDegraded() {
-		return this.degraded;
+		return this.policy != null;
+	}
+
+	/**
+	 * Return the failure policy that decided while the store could not answer.
+	 * @return the policy, or {@code null} when the store decided
+	 */
+	public FailurePolicy policy() {
+		return this.policy;
 	}
 
 	/**
@@ -164,9 +176,9 @@ public final class Decision {
 
 	@Override
 	public String toString() {
-		return (this.degraded ? "degraded, " : "") + (this.allowed ? "allowed" : "rejected") + " by " + this.limit
-				+ ", remaining " + this.remaining + ", retry after " + this.retryAfter + ", reset after "
-				+ this.resetAfter;
+		return ((this.policy != null) ? "degraded (" + this.policy + "), " : "")
+				+ (this.allowed ? "allowed" : "rejected") + " by " + this.limit + ", remaining " + this.remaining
+				+ ", retry after " + this.retryAfter + ", reset after " + this.resetAfter;
 	}
 
 }

@@ -46,11 +46,14 @@ public interface RateLimiter {
 	 * @param limits the limits to check together, at least one
 	 * @return the decision for an admitted call
 	 * @throws RateLimitExceededException if the call is rejected
+	 * @throws RateLimitUnavailableException if the store could not answer and a
+	 * fail-closed limit rejected the call
 	 */
 	default Decision acquireOrThrow(String key, long permits, List<Limit> limits) {
 		Decision decision = acquire(key, permits, limits);
 		if (!decision.isAllowed()) {
-			throw RateLimitExceededException.of(key, decision);
+			throw (decision.policy() == FailurePolicy.FAIL_CLOSED) ? RateLimitUnavailableException.of(key, decision)
+					: RateLimitExceededException.of(key, decision);
 		}
 		return decision;
 	}

@@ -164,7 +164,7 @@ public final class ResilientRateLimiter extends AbstractRateLimiter {
 	}
 
 	private Decision degraded(Decision decision, FailurePolicy policy) {
-		Decision degraded = decision.asDegraded();
+		Decision degraded = decision.decidedBy(policy);
 		this.listener.degraded(degraded, policy);
 		return degraded;
 	}

@@ -12,10 +12,13 @@ import dev.limiter.AbstractRateLimiter;
 import dev.limiter.Decision;
 import dev.limiter.FailurePolicy;
 import dev.limiter.Limit;
+import dev.limiter.RateLimitExceededException;
+import dev.limiter.RateLimitUnavailableException;
 import dev.limiter.memory.InMemoryRateLimiter;
 import dev.limiter.test.MutableClock;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 class ResilientRateLimiterTests {
 
@@ -46,6 +49,30 @@ class ResilientRateLimiterTests {
 	}
 
 	private final Limit limit = Limit.of(2, Duration.ofSeconds(10));
+
+	@Test
+	void aFailClosedRejectionCarriesItsPolicyAndThrowsUnavailable() {
+		this.storeDown = true;
+		ResilientRateLimiter limiter = limiter(FailurePolicy.FAIL_CLOSED);
+		Decision decision = limiter.acquire("k", this.limit);
+		assertThat(decision.policy()).isEqualTo(FailurePolicy.FAIL_CLOSED);
+		assertThatExceptionOfType(RateLimitUnavailableException.class)
+			.isThrownBy(() -> limiter.acquireOrThrow("k", 1, List.of(this.limit)))
+			.satisfies((ex) -> assertThat(ex.getDecision().policy()).isEqualTo(FailurePolicy.FAIL_CLOSED))
+			.withMessageContaining("cannot be checked: the limiter's store is unavailable");
+	}
+
+	@Test
+	void aLocalRejectionIsAnOrdinaryRejection() {
+		this.storeDown = true;
+		ResilientRateLimiter limiter = limiter(FailurePolicy.LOCAL);
+		Limit one = Limit.of(1, Duration.ofMinutes(1));
+		limiter.acquire("k", one);
+		assertThatExceptionOfType(RateLimitExceededException.class)
+			.isThrownBy(() -> limiter.acquireOrThrow("k", 1, List.of(one)))
+			.isNotInstanceOf(RateLimitUnavailableException.class)
+			.satisfies((ex) -> assertThat(ex.getDecision().policy()).isEqualTo(FailurePolicy.LOCAL));
+	}
 
 	@Test
 	void usesTheStoreWhileItAnswers() {

@@ -23,6 +23,7 @@ import dev.limiter.Decision;
 import dev.limiter.FailurePolicy;
 import dev.limiter.Limit;
 import dev.limiter.RateLimitExceededException;
+import dev.limiter.RateLimitUnavailableException;
 import dev.limiter.RateLimiter;
 
 /**
@@ -72,8 +73,6 @@ public class RateLimitAspect implements Ordered {
 
 	private final int order;
 
-	private final FailurePolicy defaultFailurePolicy;
-
 	private final Set<Method> keyFailuresLogged = ConcurrentHashMap.newKeySet();
 
 	/**
@@ -88,26 +87,6 @@ public class RateLimitAspect implements Ordered {
 	public RateLimitAspect(RateLimiter rateLimiter, RateLimitOperationSource operationSource,
 			RateLimitKeyResolver keyResolver, MessageSource messageSource, List<RateLimitDecisionListener> listeners,
 			int order) {
-		this(rateLimiter, operationSource, keyResolver, messageSource, listeners, order, FailurePolicy.FAIL_OPEN);
-	}
-
-	/**
-	 * Create the aspect.
-	 * @param rateLimiter the engine that decides
-	 * @param operationSource the source of the methods' limits
-	 * @param keyResolver the resolver of the default key
-	 * @param messageSource the source of localized messages, or {@code null}
-	 * @param listeners told of every decision
-	 * @param order the order of this aspect among other advice
-	 * @param defaultFailurePolicy the failure policy of limits that set none, as the
-	 * engine applies it
-	 */
-	public RateLimitAspect(RateLimiter rateLimiter, RateLimitOperationSource operationSource,
-			RateLimitKeyResolver keyResolver, MessageSource messageSource, List<RateLimitDecisionListener> listeners,
-			int order, FailurePolicy defaultFailurePolicy) {
-		if (defaultFailurePolicy == null) {
-			throw new IllegalArgumentException("defaultFailurePolicy must not be null");
-		}
 		if (rateLimiter == null) {
 			throw new IllegalArgumentException("rateLimiter must not be null");
 		}
@@ -123,7 +102,6 @@ public class RateLimitAspect implements Ordered {
 		this.messageSource = messageSource;
 		this.listeners = (listeners != null) ? List.copyOf(listeners) : List.of();
 		this.order = order;
-		this.defaultFailurePolicy = defaultFailurePolicy;
 	}
 
 	/**
@@ -151,7 +129,7 @@ public class RateLimitAspect implements Ordered {
 			listener.onDecision(operation, decision);
 		}
 		if (!decision.isAllowed()) {
-			if (decision.isDegraded() && operation.failsClosed(this.defaultFailurePolicy)) {
+			if (decision.policy() == FailurePolicy.FAIL_CLOSED) {
 				throw new RateLimitUnavailableException(unavailableMessage(decision), key, decision);
 			}
 			throw new RateLimitExceededException(message(operation, decision), key, decision);

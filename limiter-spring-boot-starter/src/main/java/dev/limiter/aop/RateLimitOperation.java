@@ -5,7 +5,6 @@ import java.util.List;
 
 import org.springframework.expression.Expression;
 
-import dev.limiter.FailurePolicy;
 import dev.limiter.Limit;
 
 /**
@@ -115,22 +114,6 @@ public final class RateLimitOperation {
 
 	List<KeyVariable> getKeyVariables() {
 		return this.keyVariables;
-	}
-
-	/**
-	 * Return whether a call rejected while the store is unavailable was rejected by a
-	 * fail-closed limit: one of the limits fails closed, which then decides for all.
-	 * @param defaultPolicy the policy of limits that set none of their own
-	 * @return whether the operation fails closed
-	 */
-	public boolean failsClosed(FailurePolicy defaultPolicy) {
-		for (Limit limit : this.limits) {
-			FailurePolicy policy = (limit.failurePolicy() != null) ? limit.failurePolicy() : defaultPolicy;
-			if (policy == FailurePolicy.FAIL_CLOSED) {
-				return true;
-			}
-		}
-		return false;
 	}
 
 	/**

@@ -78,8 +78,7 @@ public final class LimiterAutoConfiguration {
 				RateLimitKeyResolver keyResolver, ApplicationContext applicationContext,
 				ObjectProvider<RateLimitDecisionListener> listeners, LimiterProperties properties) {
 			return new RateLimitAspect(rateLimiter, operationSource, keyResolver, applicationContext,
-					listeners.orderedStream().toList(), properties.getAspectOrder(),
-					properties.getFailure().getPolicy());
+					listeners.orderedStream().toList(), properties.getAspectOrder());
 		}
 
 		private static Map<String, ConfiguredLimit> configuredLimits(LimiterProperties properties) {

@@ -16,7 +16,7 @@ import org.springframework.web.bind.annotation.RestControllerAdvice;
 import dev.limiter.Decision;
 import dev.limiter.Limit;
 import dev.limiter.RateLimitExceededException;
-import dev.limiter.aop.RateLimitUnavailableException;
+import dev.limiter.RateLimitUnavailableException;
 
 /**
  * Turns {@link RateLimitExceededException} into HTTP 429 with an
