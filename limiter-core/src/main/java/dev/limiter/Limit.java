@@ -193,13 +193,17 @@ public final class Limit {
 		return 31 * hash + Long.hashCode(this.localThreshold);
 	}
 
-	@Override
-	public String toString() {
-		return "'" + this.name + "' (" + this.threshold + " per " + format(this.period) + ")";
+	/**
+	 * Return the period as people read it in messages, such as {@code 30s} or {@code 1h}.
+	 * @return the period's text
+	 */
+	public String periodText() {
+		return this.period.toString().substring(2).toLowerCase(java.util.Locale.ROOT);
 	}
 
-	static String format(Duration duration) {
-		return duration.toString().substring(2).toLowerCase(java.util.Locale.ROOT);
+	@Override
+	public String toString() {
+		return "'" + this.name + "' (" + this.threshold + " per " + periodText() + ")";
 	}
 
 }

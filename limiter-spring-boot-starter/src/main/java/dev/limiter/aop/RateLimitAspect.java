@@ -182,7 +182,7 @@ public class RateLimitAspect implements Ordered {
 		boolean code = template.length() > 2 && template.startsWith("{") && template.endsWith("}");
 		Limit limit = decision.limit();
 		// Strings, so that numbers are not grouped by the locale ("3,600").
-		Object[] arguments = { limit.name(), Long.toString(limit.threshold()), format(limit),
+		Object[] arguments = { limit.name(), Long.toString(limit.threshold()), limit.periodText(),
 				Long.toString(decision.retryAfterSeconds()) };
 		Locale locale = LocaleContextHolder.getLocale();
 		if (!template.isEmpty() && !code) {
@@ -196,10 +196,6 @@ public class RateLimitAspect implements Ordered {
 			}
 		}
 		return RateLimitExceededException.standardMessage(decision);
-	}
-
-	private static String format(Limit limit) {
-		return limit.period().toString().substring(2).toLowerCase(Locale.ROOT);
 	}
 
 	@Override
