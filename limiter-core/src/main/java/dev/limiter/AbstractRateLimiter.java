@@ -5,16 +5,88 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 
 /**
- * Base class for {@link RateLimiter} implementations: validates the arguments of every
- * call, before anything is recorded, and folds limits that share a window.
+ * Base class for {@link RateLimiter} implementations: checks the arguments of every call
+ * once, before anything is recorded, folds limits that share a window, and lets
+ * decorators pass the {@link CheckedCall} inward without checking it again.
  */
 public abstract class AbstractRateLimiter implements RateLimiter {
 
 	@Override
 	public final Decision acquire(String key, long permits, List<Limit> limits) {
-		return doAcquire(key, permits, validate(key, permits, limits));
+		return acquire(CheckedCall.of(key, permits, limits));
+	}
+
+	@Override
+	public final CompletableFuture<Decision> acquireAsync(String key, long permits, List<Limit> limits) {
+		return acquireAsync(CheckedCall.of(key, permits, limits));
+	}
+
+	/**
+	 * Decide on a checked call.
+	 * @param call the call
+	 * @return the decision
+	 */
+	public final Decision acquire(CheckedCall call) {
+		return doAcquire(call.key(), call.permits(), call.limits());
+	}
+
+	/**
+	 * Decide on a checked call without blocking.
+	 * @param call the call
+	 * @return the decision to come
+	 */
+	public final CompletableFuture<Decision> acquireAsync(CheckedCall call) {
+		try {
+			return doAcquireAsync(call.key(), call.permits(), call.limits());
+		}
+		catch (RuntimeException ex) {
+			return CompletableFuture.failedFuture(ex);
+		}
+	}
+
+	/**
+	 * Return the arguments a decorator's {@code doAcquire} received as the checked call
+	 * they are, to pass inward.
+	 * @param key the key {@code doAcquire} received
+	 * @param permits the permits {@code doAcquire} received
+	 * @param limits the limits {@code doAcquire} received
+	 * @return the call
+	 */
+	protected static CheckedCall checked(String key, long permits, List<Limit> limits) {
+		return CheckedCall.trusted(key, permits, limits);
+	}
+
+	/**
+	 * Pass a checked call to another limiter, checking it again only when that limiter is
+	 * not an {@code AbstractRateLimiter}.
+	 * @param delegate the limiter
+	 * @param call the call
+	 * @return the decision
+	 */
+	protected static Decision acquire(RateLimiter delegate, CheckedCall call) {
+		return (delegate instanceof AbstractRateLimiter checked) ? checked.acquire(call)
+				: delegate.acquire(call.key(), call.permits(), call.limits());
+	}
+
+	/**
+	 * Pass a checked call to another limiter without blocking.
+	 * @param delegate the limiter
+	 * @param call the call
+	 * @return the decision to come
+	 */
+	protected static CompletableFuture<Decision> acquireAsync(RateLimiter delegate, CheckedCall call) {
+		if (delegate instanceof AbstractRateLimiter checked) {
+			return checked.acquireAsync(call);
+		}
+		try {
+			return delegate.acquireAsync(call.key(), call.permits(), call.limits());
+		}
+		catch (RuntimeException ex) {
+			return CompletableFuture.failedFuture(ex);
+		}
 	}
 
 	/**
@@ -25,6 +97,19 @@ public abstract class AbstractRateLimiter implements RateLimiter {
 	 * @return the decision
 	 */
 	protected abstract Decision doAcquire(String key, long permits, List<Limit> limits);
+
+	/**
+	 * Decide on a validated call without blocking. The default decides at once with
+	 * {@link #doAcquire}, which suits limiters that never wait (in memory); limiters that
+	 * wait on a store override it.
+	 * @param key the key, not blank
+	 * @param permits the permits, 1 to the smallest threshold
+	 * @param limits at least one limit, no two sharing a window
+	 * @return the decision to come
+	 */
+	protected CompletableFuture<Decision> doAcquireAsync(String key, long permits, List<Limit> limits) {
+		return CompletableFuture.completedFuture(doAcquire(key, permits, limits));
+	}
 
 	/**
 	 * Check the arguments of a call.

@@ -1,13 +1,15 @@
 package dev.limiter;
 
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * Decides whether a call may go on under one or more {@link Limit limits}, and records it
  * when it may.
  * <p>
  * Implementations are thread-safe. Several limits on one call are checked and recorded
- * atomically: if one rejects, no permit is consumed under any of them.
+ * atomically: if one rejects, no permit is consumed under any of them. Every call has a
+ * blocking form and a non-blocking one ({@link #acquireAsync}), which decide alike.
  *
  * <pre class="code">
  * Decision decision = rateLimiter.acquire("user:42", Limit.of(2, Duration.ofSeconds(30)));
@@ -27,6 +29,33 @@ public interface RateLimiter {
 	 * @throws IllegalArgumentException if an argument is invalid; nothing is recorded
 	 */
 	Decision acquire(String key, long permits, List<Limit> limits);
+
+	/**
+	 * Ask for {@code permits} permits under every limit for {@code key} without blocking
+	 * the calling thread: the decision completes the future when the store answers.
+	 * <p>
+	 * The default decides with {@link #acquire(String, long, List)} on the calling
+	 * thread, which suits limiters that never wait; a limiter that waits on a store
+	 * overrides it.
+	 * @param key what is limited, such as a user and a route; not blank
+	 * @param permits the cost of the call, 1 to the smallest threshold
+	 * @param limits the limits to check together, at least one
+	 * @return the decision to come; it completes exceptionally when the store fails
+	 * @throws IllegalArgumentException if an argument is invalid; nothing is recorded
+	 */
+	default CompletableFuture<Decision> acquireAsync(String key, long permits, List<Limit> limits) {
+		Decision decision;
+		try {
+			decision = acquire(key, permits, limits);
+		}
+		catch (IllegalArgumentException ex) {
+			throw ex;
+		}
+		catch (RuntimeException ex) {
+			return CompletableFuture.failedFuture(ex);
+		}
+		return CompletableFuture.completedFuture(decision);
+	}
 
 	/**
 	 * Ask for one permit under every limit for {@code key}.

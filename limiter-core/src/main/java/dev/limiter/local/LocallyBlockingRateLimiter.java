@@ -4,6 +4,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 
 import dev.limiter.AbstractRateLimiter;
@@ -33,7 +34,7 @@ import dev.limiter.RateLimiter;
  * the map is full, and while it stays full of live blocks new ones are not remembered
  * (those calls simply go to the store).
  */
-public final class LocallyBlockingRateLimiter implements RateLimiter {
+public final class LocallyBlockingRateLimiter extends AbstractRateLimiter {
 
 	/** The number of blocks remembered when none is configured. */
 	public static final int DEFAULT_MAXIMUM_SIZE = 10_000;
@@ -67,12 +68,30 @@ public final class LocallyBlockingRateLimiter implements RateLimiter {
 	}
 
 	@Override
-	public Decision acquire(String key, long permits, List<Limit> limits) {
-		// Invalid calls fail the same way whether or not they are blocked.
-		List<Limit> checked = AbstractRateLimiter.validate(key, permits, limits);
-		CacheKey cacheKey = new CacheKey(key, checked);
-		Block block = this.blocks.get(cacheKey);
+	protected Decision doAcquire(String key, long permits, List<Limit> limits) {
+		CacheKey cacheKey = new CacheKey(key, limits);
 		long sentNanos = nanos(this.clock);
+		Decision blocked = blocked(cacheKey, permits, sentNanos);
+		if (blocked != null) {
+			return blocked;
+		}
+		return answered(cacheKey, permits, sentNanos, acquire(this.delegate, checked(key, permits, limits)));
+	}
+
+	@Override
+	protected CompletableFuture<Decision> doAcquireAsync(String key, long permits, List<Limit> limits) {
+		CacheKey cacheKey = new CacheKey(key, limits);
+		long sentNanos = nanos(this.clock);
+		Decision blocked = blocked(cacheKey, permits, sentNanos);
+		if (blocked != null) {
+			return CompletableFuture.completedFuture(blocked);
+		}
+		return acquireAsync(this.delegate, checked(key, permits, limits))
+			.thenApply((decision) -> answered(cacheKey, permits, sentNanos, decision));
+	}
+
+	private Decision blocked(CacheKey cacheKey, long permits, long sentNanos) {
+		Block block = this.blocks.get(cacheKey);
 		if (block != null) {
 			if (block.blocks(permits, sentNanos)) {
 				return block.rejection(sentNanos);
@@ -81,7 +100,10 @@ public final class LocallyBlockingRateLimiter implements RateLimiter {
 				this.blocks.remove(cacheKey, block);
 			}
 		}
-		Decision decision = this.delegate.acquire(key, permits, checked);
+		return null;
+	}
+
+	private Decision answered(CacheKey cacheKey, long permits, long sentNanos, Decision decision) {
 		if (!decision.isAllowed() && decision.retryAfter().compareTo(Duration.ZERO) > 0) {
 			remember(cacheKey, new Block(permits, sentNanos, nanos(this.clock), decision));
 		}

@@ -2,8 +2,11 @@ package dev.limiter.redis;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.EventLoopGroupProvider;
@@ -63,21 +66,39 @@ final class EventLoopCatchUp implements AutoCloseable {
 	}
 
 	/**
+	 * Return a future that completes once every event loop has read what had reached its
+	 * sockets when this method was called.
+	 * @return the future, completed on the last loop to catch up
+	 */
+	CompletableFuture<Void> caughtUp() {
+		CompletableFuture<Void> caughtUp = new CompletableFuture<>();
+		AtomicInteger behind = new AtomicInteger(this.loops.size());
+		for (EventExecutor loop : this.loops) {
+			// Scheduled from inside the loop: a loop moves scheduled tasks to its queue
+			// only after its next pass over the sockets, so the marker cannot run before
+			// the replies that had already arrived are read.
+			loop.execute(() -> loop.schedule(() -> {
+				if (behind.decrementAndGet() == 0) {
+					caughtUp.complete(null);
+				}
+			}, 0, TimeUnit.NANOSECONDS));
+		}
+		return caughtUp;
+	}
+
+	/**
 	 * Wait until every event loop has read what had reached its sockets when this method
 	 * was called.
 	 * @param timeoutNanos the longest wait
 	 * @return whether every loop caught up in time
 	 */
 	boolean await(long timeoutNanos) {
-		CountDownLatch caughtUp = new CountDownLatch(this.loops.size());
-		for (EventExecutor loop : this.loops) {
-			// Scheduled from inside the loop: a loop moves scheduled tasks to its queue
-			// only after its next pass over the sockets, so the marker cannot run before
-			// the replies that had already arrived are read.
-			loop.execute(() -> loop.schedule(caughtUp::countDown, 0, TimeUnit.NANOSECONDS));
-		}
 		try {
-			return caughtUp.await(timeoutNanos, TimeUnit.NANOSECONDS);
+			caughtUp().get(Math.max(0, timeoutNanos), TimeUnit.NANOSECONDS);
+			return true;
+		}
+		catch (TimeoutException | ExecutionException ex) {
+			return false;
 		}
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();

@@ -1,22 +1,15 @@
 package dev.limiter.redis;
 
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicLong;
 
 import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
-import org.springframework.core.io.ClassPathResource;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
-import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.RedisOperations;
-import org.springframework.data.redis.core.StringRedisTemplate;
-import org.springframework.data.redis.core.script.DefaultRedisScript;
 import org.springframework.data.redis.core.script.RedisScript;
 
 import dev.limiter.AbstractRateLimiter;
@@ -43,49 +36,36 @@ public final class RedisRateLimiter extends AbstractRateLimiter implements AutoC
 	/** The key prefix used when none is configured. */
 	public static final String DEFAULT_KEY_PREFIX = "limiter:";
 
-	private static final RedisScript<List<Long>> SCRIPT = loadScript();
-
-	private static final byte[] SERVER_TIME = ascii(-1);
-
-	private static final byte[] ONE = ascii(1);
-
-	private final ScriptRunner runner;
+	private final RedisScriptExecutor executor;
 
 	private final String keyPrefix;
 
 	private final Clock clock;
 
-	private final byte[] countRejected;
+	private final boolean countRejected;
 
 	private final String tokenPrefix;
 
 	private final AtomicLong sequence = new AtomicLong();
 
 	private RedisRateLimiter(Builder builder) {
-		this.runner = builder.runner;
+		this.executor = builder.executor;
 		this.keyPrefix = builder.keyPrefix;
 		this.clock = builder.clock;
-		this.countRejected = ascii(builder.countRejected ? 1 : 0);
+		this.countRejected = builder.countRejected;
 		// Members must be unique across instances and calls: a random instance part and a
 		// counter, never a timestamp that two calls can share.
 		this.tokenPrefix = Long.toString(ThreadLocalRandom.current().nextLong() >>> 16, 36) + "-";
 	}
 
 	/**
-	 * Start building a limiter on a connection factory.
+	 * Start building a limiter on a connection factory (see
+	 * {@link RedisScriptExecutor#of(RedisConnectionFactory)}).
 	 * @param connectionFactory the Redis connection factory
 	 * @return the builder
 	 */
 	public static Builder builder(RedisConnectionFactory connectionFactory) {
-		if (connectionFactory == null) {
-			throw new IllegalArgumentException("connectionFactory must not be null");
-		}
-		if (connectionFactory instanceof LettuceConnectionFactory lettuce) {
-			return new Builder(new ScriptRunner.Lettuce(SCRIPT, lettuce));
-		}
-		StringRedisTemplate template = new StringRedisTemplate(connectionFactory);
-		template.afterPropertiesSet();
-		return new Builder(new ScriptRunner.Template(SCRIPT, template));
+		return new Builder(RedisScriptExecutor.of(connectionFactory));
 	}
 
 	/**
@@ -96,13 +76,7 @@ public final class RedisRateLimiter extends AbstractRateLimiter implements AutoC
 	 * @return the builder
 	 */
 	public static Builder builder(RedisScriptingAsyncCommands<byte[], byte[]> commands, Duration timeout) {
-		if (commands == null) {
-			throw new IllegalArgumentException("commands must not be null");
-		}
-		if (timeout == null || timeout.isNegative() || timeout.isZero()) {
-			throw new IllegalArgumentException("timeout must be positive, was " + timeout);
-		}
-		return new Builder(new ScriptRunner.Lettuce(SCRIPT, commands, timeout));
+		return new Builder(RedisScriptExecutor.of(commands, timeout));
 	}
 
 	/**
@@ -112,10 +86,19 @@ public final class RedisRateLimiter extends AbstractRateLimiter implements AutoC
 	 * @return the builder
 	 */
 	public static Builder builder(RedisOperations<?, ?> redis) {
-		if (redis == null) {
-			throw new IllegalArgumentException("redis must not be null");
+		return new Builder(RedisScriptExecutor.of(redis));
+	}
+
+	/**
+	 * Start building a limiter on an executor; {@link #close()} closes it.
+	 * @param executor the executor
+	 * @return the builder
+	 */
+	public static Builder builder(RedisScriptExecutor executor) {
+		if (executor == null) {
+			throw new IllegalArgumentException("executor must not be null");
 		}
-		return new Builder(new ScriptRunner.Template(SCRIPT, redis));
+		return new Builder(executor);
 	}
 
 	/**
@@ -123,37 +106,28 @@ public final class RedisRateLimiter extends AbstractRateLimiter implements AutoC
 	 * @return the sliding-window script
 	 */
 	public static RedisScript<List<Long>> script() {
-		return SCRIPT;
+		return SlidingWindowLogScript.SCRIPT;
 	}
 
 	@Override
 	protected Decision doAcquire(String key, long permits, List<Limit> limits) {
-		int size = limits.size();
-		byte[][] keys = new byte[size][];
-		byte[][] args = new byte[4 + 2 * size][];
-		args[0] = (permits == 1) ? ONE : ascii(permits);
-		args[1] = (this.clock != null) ? ascii(epochMicros(this.clock)) : SERVER_TIME;
-		args[2] = this.countRejected;
-		args[3] = (this.tokenPrefix + Long.toString(this.sequence.incrementAndGet(), 36))
-			.getBytes(StandardCharsets.US_ASCII);
-		for (int i = 0; i < size; i++) {
-			Limit limit = limits.get(i);
-			keys[i] = RedisKeys.key(this.keyPrefix, key, limit).getBytes(StandardCharsets.UTF_8);
-			args[4 + 2 * i] = ascii(limit.threshold());
-			args[5 + 2 * i] = ascii(limit.periodMicros());
-		}
-		List<Long> result = this.runner.run(keys, args);
-		if (result == null || result.size() != 6) {
-			throw new IllegalStateException("Unexpected reply from the rate-limit script: " + result);
-		}
-		Limit decider = limits.get(result.get(1).intValue() - 1);
-		long remaining = result.get(2);
-		Duration resetAfter = ofMicros(result.get(4));
-		long now = result.get(5);
-		if (result.get(0) == 1L) {
-			return Decision.allowed(decider, remaining, resetAfter, now);
-		}
-		return Decision.rejected(decider, remaining, ofMicros(result.get(3)), resetAfter, now);
+		List<Long> reply = this.executor.execute(SlidingWindowLogScript.SCRIPT,
+				SlidingWindowLogScript.keys(this.keyPrefix, key, limits), args(permits, limits));
+		return SlidingWindowLogScript.read(reply, limits);
+	}
+
+	@Override
+	protected CompletableFuture<Decision> doAcquireAsync(String key, long permits, List<Limit> limits) {
+		return this.executor
+			.executeAsync(SlidingWindowLogScript.SCRIPT, SlidingWindowLogScript.keys(this.keyPrefix, key, limits),
+					args(permits, limits))
+			.thenApply((reply) -> SlidingWindowLogScript.read(reply, limits));
+	}
+
+	private byte[][] args(long permits, List<Limit> limits) {
+		long now = (this.clock != null) ? epochMicros(this.clock) : -1;
+		String member = this.tokenPrefix + Long.toString(this.sequence.incrementAndGet(), 36);
+		return SlidingWindowLogScript.args(permits, now, this.countRejected, member, limits);
 	}
 
 	/**
@@ -162,28 +136,7 @@ public final class RedisRateLimiter extends AbstractRateLimiter implements AutoC
 	 */
 	@Override
 	public void close() {
-		this.runner.close();
-	}
-
-	private static byte[] ascii(long value) {
-		return Long.toString(value).getBytes(StandardCharsets.US_ASCII);
-	}
-
-	@SuppressWarnings({ "unchecked", "rawtypes" })
-	private static RedisScript<List<Long>> loadScript() {
-		// Read once into a static text: a script with a location checks on every
-		// getSha1()
-		// whether the resource changed, which inside a jar costs kilobytes per call.
-		String source;
-		try (InputStream in = new ClassPathResource("META-INF/scripts/sliding_window_log.lua").getInputStream()) {
-			source = new String(in.readAllBytes(), StandardCharsets.UTF_8);
-		}
-		catch (IOException ex) {
-			throw new UncheckedIOException("Cannot read the rate-limit script", ex);
-		}
-		DefaultRedisScript script = new DefaultRedisScript<>(source, List.class);
-		script.getSha1();
-		return script;
+		this.executor.close();
 	}
 
 	/**
@@ -191,7 +144,7 @@ public final class RedisRateLimiter extends AbstractRateLimiter implements AutoC
 	 */
 	public static final class Builder {
 
-		private final ScriptRunner runner;
+		private final RedisScriptExecutor executor;
 
 		private String keyPrefix = DEFAULT_KEY_PREFIX;
 
@@ -199,8 +152,8 @@ public final class RedisRateLimiter extends AbstractRateLimiter implements AutoC
 
 		private boolean countRejected;
 
-		private Builder(ScriptRunner runner) {
-			this.runner = runner;
+		private Builder(RedisScriptExecutor executor) {
+			this.executor = executor;
 		}
 
 		/**

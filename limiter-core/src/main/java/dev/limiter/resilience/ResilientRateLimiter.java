@@ -3,6 +3,8 @@ package dev.limiter.resilience;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -119,9 +121,7 @@ public final class ResilientRateLimiter extends AbstractRateLimiter {
 	protected Decision doAcquire(String key, long permits, List<Limit> limits) {
 		if (this.breaker.tryAcquire()) {
 			try {
-				Decision decision = this.store.acquire(key, permits, limits);
-				this.breaker.onSuccess();
-				return decision;
+				return answered(acquire(this.store, checked(key, permits, limits)));
 			}
 			catch (IllegalArgumentException ex) {
 				throw ex;
@@ -131,6 +131,30 @@ public final class ResilientRateLimiter extends AbstractRateLimiter {
 			}
 		}
 		return fallback(key, permits, limits);
+	}
+
+	@Override
+	protected CompletableFuture<Decision> doAcquireAsync(String key, long permits, List<Limit> limits) {
+		if (!this.breaker.tryAcquire()) {
+			return CompletableFuture.completedFuture(fallback(key, permits, limits));
+		}
+		return acquireAsync(this.store, checked(key, permits, limits)).handle((decision, failure) -> {
+			if (failure == null) {
+				return answered(decision);
+			}
+			Throwable cause = (failure instanceof CompletionException && failure.getCause() != null)
+					? failure.getCause() : failure;
+			if (cause instanceof IllegalArgumentException illegal) {
+				throw illegal;
+			}
+			this.breaker.onFailure(cause);
+			return fallback(key, permits, limits);
+		});
+	}
+
+	private Decision answered(Decision decision) {
+		this.breaker.onSuccess();
+		return decision;
 	}
 
 	private Decision fallback(String key, long permits, List<Limit> limits) {

@@ -1,6 +1,9 @@
 package dev.limiter.redis;
 
 import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 
@@ -93,6 +96,41 @@ class LateReplyIntegrationTests {
 		finally {
 			this.redis.resume();
 		}
+	}
+
+	@Test
+	void withoutBlockingALateAnswerIsStillTheDecision() {
+		stallEventLoops(Duration.ofMillis(300));
+		CompletableFuture<Decision> decision = this.limiter.acquireAsync("late", 1, List.of(this.limit));
+		assertThat(decision.join().isAllowed()).isTrue();
+		assertThat(this.redis.command("ZCARD", RedisKeys.key(RedisRateLimiter.DEFAULT_KEY_PREFIX, "late", this.limit)))
+			.isEqualTo(1L);
+	}
+
+	@Test
+	void withoutBlockingAPausedRedisIsATimeoutAndTheCallerIsNotHeld() {
+		this.redis.pause();
+		try {
+			CompletableFuture<Decision> decision = this.limiter.acquireAsync("paused", 1, List.of(this.limit));
+			// The caller got a future back while Redis cannot have answered.
+			assertThat(decision).isNotDone();
+			assertThatExceptionOfType(CompletionException.class).isThrownBy(decision::join)
+				.havingCause()
+				.isInstanceOf(RedisCommandTimeoutException.class)
+				.withMessageContaining("50 ms");
+		}
+		finally {
+			this.redis.resume();
+		}
+	}
+
+	@Test
+	void withoutBlockingAStallLongerThanTheGraceIsATimeout() {
+		stallEventLoops(LimiterConnectionFactories.READ_GRACE.plus(TIMEOUT).plusMillis(500));
+		CompletableFuture<Decision> decision = this.limiter.acquireAsync("stalled", 1, List.of(this.limit));
+		assertThatExceptionOfType(CompletionException.class).isThrownBy(decision::join)
+			.havingCause()
+			.isInstanceOf(RedisCommandTimeoutException.class);
 	}
 
 	private void stallEventLoops(Duration stall) {

@@ -51,6 +51,20 @@ class ResilientRateLimiterTests {
 	private final Limit limit = Limit.of(2, Duration.ofSeconds(10));
 
 	@Test
+	void theNonBlockingPathAppliesTheSamePolicyAndBreaker() {
+		this.storeDown = true;
+		ResilientRateLimiter limiter = limiter(FailurePolicy.FAIL_OPEN);
+		for (int i = 0; i < 5; i++) {
+			Decision decision = limiter.acquireAsync("k", 1, List.of(this.limit)).join();
+			assertThat(decision.isAllowed()).isTrue();
+			assertThat(decision.policy()).isEqualTo(FailurePolicy.FAIL_OPEN);
+		}
+		// Two failures open the breaker: the other calls never reach the store.
+		assertThat(this.storeCalls).hasValue(2);
+		assertThat(this.degraded).hasSize(5).containsOnly(FailurePolicy.FAIL_OPEN);
+	}
+
+	@Test
 	void aFailClosedRejectionCarriesItsPolicyAndThrowsUnavailable() {
 		this.storeDown = true;
 		ResilientRateLimiter limiter = limiter(FailurePolicy.FAIL_CLOSED);

@@ -1,0 +1,436 @@
+package dev.limiter.redis;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+import io.lettuce.core.AbstractRedisClient;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisCommandTimeoutException;
+import io.lettuce.core.RedisException;
+import io.lettuce.core.RedisNoScriptException;
+import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.api.StatefulConnection;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
+import io.lettuce.core.cluster.RedisClusterClient;
+import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
+import io.lettuce.core.codec.ByteArrayCodec;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.connection.ReturnType;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.core.RedisCallback;
+import org.springframework.data.redis.core.RedisOperations;
+import org.springframework.data.redis.core.StringRedisTemplate;
+import org.springframework.data.redis.core.script.RedisScript;
+
+/**
+ * Runs rate-limit scripts on Redis, the transport under every algorithm: {@code EVALSHA},
+ * falling back to {@code EVAL} when Redis answers {@code NOSCRIPT} (after a restart, a
+ * failover or {@code SCRIPT FLUSH}), blocking ({@link #execute}) or not
+ * ({@link #executeAsync}), and never waiting longer than its timeout on a Redis that does
+ * not answer.
+ * <p>
+ * It knows nothing of algorithms: a script, its keys and arguments go in, the script's
+ * integers come out.
+ */
+public abstract class RedisScriptExecutor implements AutoCloseable {
+
+	RedisScriptExecutor() {
+	}
+
+	/**
+	 * Create an executor on a connection factory: with Lettuce, on a connection of its
+	 * own from the factory's client (the client's options apply, such as reconnect
+	 * behaviour, TLS and cluster topology), otherwise through Spring Data Redis.
+	 * @param connectionFactory the connection factory
+	 * @return the executor; {@link #close()} closes what it opened
+	 */
+	public static RedisScriptExecutor of(RedisConnectionFactory connectionFactory) {
+		if (connectionFactory == null) {
+			throw new IllegalArgumentException("connectionFactory must not be null");
+		}
+		if (connectionFactory instanceof LettuceConnectionFactory lettuce) {
+			return new Lettuce(lettuce);
+		}
+		StringRedisTemplate template = new StringRedisTemplate(connectionFactory);
+		template.afterPropertiesSet();
+		return new Template(template);
+	}
+
+	/**
+	 * Create an executor on a Lettuce connection that the caller owns and may share with
+	 * other work; {@link #close()} leaves it open.
+	 * @param commands the asynchronous commands of a connection with a byte-array codec
+	 * @param timeout the longest a call waits for a script
+	 * @return the executor
+	 */
+	public static RedisScriptExecutor of(RedisScriptingAsyncCommands<byte[], byte[]> commands, Duration timeout) {
+		if (commands == null) {
+			throw new IllegalArgumentException("commands must not be null");
+		}
+		if (timeout == null || timeout.isNegative() || timeout.isZero()) {
+			throw new IllegalArgumentException("timeout must be positive, was " + timeout);
+		}
+		return new Lettuce(commands, timeout);
+	}
+
+	/**
+	 * Create an executor that runs scripts through a Spring Data Redis template, on
+	 * whatever connection factory the template has; its non-blocking form runs the
+	 * blocking one on another thread.
+	 * @param redis the template
+	 * @return the executor
+	 */
+	public static RedisScriptExecutor of(RedisOperations<?, ?> redis) {
+		if (redis == null) {
+			throw new IllegalArgumentException("redis must not be null");
+		}
+		return new Template(redis);
+	}
+
+	/**
+	 * Run a script and wait for its integers.
+	 * @param script the script, whose SHA-1 is computed once
+	 * @param keys the keys
+	 * @param args the arguments
+	 * @return the script's integers
+	 * @throws RedisException if Redis fails or does not answer in time
+	 */
+	public abstract List<Long> execute(RedisScript<?> script, byte[][] keys, byte[][] args);
+
+	/**
+	 * Run a script without blocking the calling thread.
+	 * @param script the script, whose SHA-1 is computed once
+	 * @param keys the keys
+	 * @param args the arguments
+	 * @return the script's integers to come; completes exceptionally with a
+	 * {@link RedisException} if Redis fails or does not answer in time
+	 */
+	public abstract CompletableFuture<List<Long>> executeAsync(RedisScript<?> script, byte[][] keys, byte[][] args);
+
+	/**
+	 * Close the connection this executor opened, if any; a connection factory's own
+	 * connections are left to the factory.
+	 */
+	@Override
+	public void close() {
+	}
+
+	static byte[] source(RedisScript<?> script) {
+		return script.getScriptAsString().getBytes(StandardCharsets.UTF_8);
+	}
+
+	/**
+	 * Runs scripts on Lettuce's asynchronous commands. No Spring Data connection is
+	 * created per call, which is most of what a call allocates otherwise.
+	 * <p>
+	 * On its own connection, a call that has no answer after the timeout first lets the
+	 * client's event loops read what has arrived ({@link EventLoopCatchUp}, within
+	 * {@link LimiterConnectionFactories#READ_GRACE}): an answer Redis gave in time is the
+	 * answer, and while this JVM was the one behind, Redis gets its timeout again; only a
+	 * Redis that stays silent while the JVM keeps up is a timeout.
+	 */
+	static final class Lettuce extends RedisScriptExecutor {
+
+		/** Times the non-blocking calls; one daemon thread for every executor. */
+		private static final ScheduledExecutorService timer = timer();
+
+		private final LettuceConnectionFactory factory;
+
+		private final long timeoutNanos;
+
+		private final long graceNanos = LimiterConnectionFactories.READ_GRACE.toNanos();
+
+		private volatile EventLoopCatchUp catchUp;
+
+		private volatile StatefulConnection<byte[], byte[]> connection;
+
+		private volatile RedisScriptingAsyncCommands<byte[], byte[]> commands;
+
+		Lettuce(LettuceConnectionFactory factory) {
+			this.factory = factory;
+			this.timeoutNanos = ((factory instanceof LimiterConnectionFactories.DedicatedConnectionFactory dedicated)
+					? dedicated.replyTimeout() : factory.getClientConfiguration().getCommandTimeout())
+				.toNanos();
+		}
+
+		Lettuce(RedisScriptingAsyncCommands<byte[], byte[]> commands, Duration timeout) {
+			this.factory = null;
+			this.commands = commands;
+			this.timeoutNanos = timeout.toNanos();
+		}
+
+		@Override
+		public List<Long> execute(RedisScript<?> script, byte[][] keys, byte[][] args) {
+			RedisScriptingAsyncCommands<byte[], byte[]> commands = commands();
+			try {
+				return await(commands.evalsha(script.getSha1(), ScriptOutputType.MULTI, keys, args));
+			}
+			catch (RedisNoScriptException ex) {
+				return await(commands.eval(source(script), ScriptOutputType.MULTI, keys, args));
+			}
+		}
+
+		private List<Long> await(Future<List<Long>> reply) {
+			long deadline = System.nanoTime() + this.timeoutNanos + this.graceNanos;
+			long wait = this.timeoutNanos;
+			while (true) {
+				long waitStarted = System.nanoTime();
+				try {
+					return reply.get(wait, TimeUnit.NANOSECONDS);
+				}
+				catch (ExecutionException ex) {
+					throw unwrap(ex.getCause());
+				}
+				catch (TimeoutException ex) {
+					long checked = System.nanoTime();
+					boolean callerWasLate = checked - waitStarted - wait >= this.timeoutNanos / 2;
+					EventLoopCatchUp catchUp = this.catchUp;
+					boolean caughtUp = catchUp != null && catchUp.await(deadline - checked);
+					wait = caughtUp ? nextWait(reply, callerWasLate, checked, System.nanoTime(), deadline) : 0;
+					if (wait <= 0) {
+						reply.cancel(true);
+						throw timedOut();
+					}
+				}
+				catch (InterruptedException ex) {
+					Thread.currentThread().interrupt();
+					throw new RedisException("Interrupted while waiting for the rate-limit script", ex);
+				}
+			}
+		}
+
+		@Override
+		public CompletableFuture<List<Long>> executeAsync(RedisScript<?> script, byte[][] keys, byte[][] args) {
+			RedisScriptingAsyncCommands<byte[], byte[]> commands = this.commands;
+			CompletableFuture<List<Long>> reply;
+			if (commands != null) {
+				reply = send(commands, script, keys, args);
+			}
+			else {
+				// Connecting blocks: it happens on another thread, once (the starter
+				// connects at startup, so only a Redis that was absent then gets here).
+				reply = CompletableFuture.supplyAsync(this::commands)
+					.thenCompose((connected) -> send(connected, script, keys, args));
+			}
+			long started = System.nanoTime();
+			long deadline = started + this.timeoutNanos + this.graceNanos;
+			watch(reply, started + this.timeoutNanos, deadline);
+			return reply;
+		}
+
+		/**
+		 * Judge, without blocking, a call that may have no answer when it is due.
+		 */
+		private void watch(CompletableFuture<List<Long>> reply, long dueNanos, long deadline) {
+			ScheduledFuture<?> check = timer.schedule(() -> judge(reply, dueNanos, deadline),
+					dueNanos - System.nanoTime(), TimeUnit.NANOSECONDS);
+			reply.whenComplete((result, failure) -> check.cancel(false));
+		}
+
+		private void judge(CompletableFuture<List<Long>> reply, long dueNanos, long deadline) {
+			if (reply.isDone()) {
+				return;
+			}
+			long checked = System.nanoTime();
+			boolean timerWasLate = checked - dueNanos >= this.timeoutNanos / 2;
+			EventLoopCatchUp catchUp = this.catchUp;
+			if (catchUp == null) {
+				reply.completeExceptionally(timedOut());
+				return;
+			}
+			CompletableFuture<Void> caughtUp = catchUp.caughtUp();
+			ScheduledFuture<?> giveUp = timer.schedule(() -> {
+				caughtUp.complete(null);
+				reply.completeExceptionally(timedOut());
+			}, deadline - checked, TimeUnit.NANOSECONDS);
+			caughtUp.thenRun(() -> {
+				giveUp.cancel(false);
+				long now = System.nanoTime();
+				long wait = nextWait(reply, timerWasLate, checked, now, deadline);
+				if (wait <= 0) {
+					reply.completeExceptionally(timedOut());
+				}
+				else if (!reply.isDone()) {
+					watch(reply, now + wait, deadline);
+				}
+			});
+		}
+
+		/**
+		 * Decide what a call with no answer does once the event loops have caught up:
+		 * Redis is silent only if this JVM kept up meanwhile, so that an answer would
+		 * have been read; otherwise Redis gets its timeout again, counted from now,
+		 * within the grace.
+		 * @return how much longer to wait, 0 when the call times out
+		 */
+		private long nextWait(Future<?> reply, boolean callerWasLate, long checked, long now, long deadline) {
+			if (reply.isDone()) {
+				// Redis answered in time; this JVM was slow to read it.
+				return 1;
+			}
+			boolean loopsWereLate = now - checked >= this.timeoutNanos / 2;
+			if (!callerWasLate && !loopsWereLate) {
+				return 0;
+			}
+			// The command may itself have been written late by a busy loop.
+			return Math.min(this.timeoutNanos, deadline - now);
+		}
+
+		private static CompletableFuture<List<Long>> send(RedisScriptingAsyncCommands<byte[], byte[]> commands,
+				RedisScript<?> script, byte[][] keys, byte[][] args) {
+			CompletableFuture<List<Long>> reply = new CompletableFuture<>();
+			commands.<List<Long>>evalsha(script.getSha1(), ScriptOutputType.MULTI, keys, args)
+				.whenComplete((result, failure) -> {
+					if (failure instanceof RedisNoScriptException) {
+						commands.<List<Long>>eval(source(script), ScriptOutputType.MULTI, keys, args)
+							.whenComplete((retried, retryFailure) -> complete(reply, retried, retryFailure));
+					}
+					else {
+						complete(reply, result, failure);
+					}
+				});
+			return reply;
+		}
+
+		private static void complete(CompletableFuture<List<Long>> reply, List<Long> result, Throwable failure) {
+			if (failure != null) {
+				reply.completeExceptionally(unwrap(failure));
+			}
+			else {
+				reply.complete(result);
+			}
+		}
+
+		private RedisCommandTimeoutException timedOut() {
+			return new RedisCommandTimeoutException(
+					"Rate-limit script timed out after " + Duration.ofNanos(this.timeoutNanos).toMillis() + " ms");
+		}
+
+		private static RuntimeException unwrap(Throwable failure) {
+			Throwable cause = (failure instanceof CompletionException && failure.getCause() != null)
+					? failure.getCause() : failure;
+			return (cause instanceof RuntimeException runtime) ? runtime : new RedisException(cause);
+		}
+
+		private RedisScriptingAsyncCommands<byte[], byte[]> commands() {
+			RedisScriptingAsyncCommands<byte[], byte[]> commands = this.commands;
+			if (commands == null) {
+				synchronized (this) {
+					commands = this.commands;
+					if (commands == null) {
+						// Connected on first use, and again on a later call when Redis
+						// was
+						// down: once connected, Lettuce reconnects by itself.
+						commands = connect();
+					}
+				}
+			}
+			return commands;
+		}
+
+		private RedisScriptingAsyncCommands<byte[], byte[]> connect() {
+			AbstractRedisClient client = this.factory.getRequiredNativeClient();
+			if (this.catchUp == null && this.factory instanceof LimiterConnectionFactories.DedicatedConnectionFactory) {
+				this.catchUp = EventLoopCatchUp.of(client.getResources());
+			}
+			if (client instanceof RedisClusterClient cluster) {
+				StatefulRedisClusterConnection<byte[], byte[]> connection = cluster.connect(ByteArrayCodec.INSTANCE);
+				this.connection = connection;
+				this.commands = connection.async();
+			}
+			else {
+				StatefulRedisConnection<byte[], byte[]> connection = ((RedisClient) client)
+					.connect(ByteArrayCodec.INSTANCE);
+				this.connection = connection;
+				this.commands = connection.async();
+			}
+			return this.commands;
+		}
+
+		@Override
+		public void close() {
+			StatefulConnection<byte[], byte[]> connection = this.connection;
+			if (connection != null) {
+				connection.close();
+			}
+			EventLoopCatchUp catchUp = this.catchUp;
+			if (catchUp != null) {
+				catchUp.close();
+			}
+		}
+
+		private static ScheduledExecutorService timer() {
+			ScheduledThreadPoolExecutor timer = new ScheduledThreadPoolExecutor(1, (task) -> {
+				Thread thread = new Thread(task, "limiter-timer");
+				thread.setDaemon(true);
+				return thread;
+			});
+			// Most calls are answered long before they are due: drop their checks at
+			// once.
+			timer.setRemoveOnCancelPolicy(true);
+			return timer;
+		}
+
+	}
+
+	/**
+	 * Runs scripts through Spring Data Redis on any connection factory (Jedis too).
+	 */
+	static final class Template extends RedisScriptExecutor {
+
+		private final RedisOperations<?, ?> redis;
+
+		Template(RedisOperations<?, ?> redis) {
+			this.redis = redis;
+		}
+
+		@Override
+		@SuppressWarnings("unchecked")
+		public List<Long> execute(RedisScript<?> script, byte[][] keys, byte[][] args) {
+			byte[][] keysAndArgs = new byte[keys.length + args.length][];
+			System.arraycopy(keys, 0, keysAndArgs, 0, keys.length);
+			System.arraycopy(args, 0, keysAndArgs, keys.length, args.length);
+			return this.redis.execute((RedisCallback<List<Long>>) (connection) -> {
+				try {
+					return (List<Long>) connection.scriptingCommands()
+						.evalSha(script.getSha1(), ReturnType.MULTI, keys.length, keysAndArgs);
+				}
+				catch (RuntimeException ex) {
+					if (!isNoScript(ex)) {
+						throw ex;
+					}
+					return (List<Long>) connection.scriptingCommands()
+						.eval(source(script), ReturnType.MULTI, keys.length, keysAndArgs);
+				}
+			});
+		}
+
+		@Override
+		public CompletableFuture<List<Long>> executeAsync(RedisScript<?> script, byte[][] keys, byte[][] args) {
+			// Spring Data's template blocks; the caller's thread does not.
+			return CompletableFuture.supplyAsync(() -> execute(script, keys, args));
+		}
+
+		private static boolean isNoScript(Throwable ex) {
+			for (Throwable cause = ex; cause != null; cause = cause.getCause()) {
+				if (cause.getMessage() != null && cause.getMessage().contains("NOSCRIPT")) {
+					return true;
+				}
+			}
+			return false;
+		}
+
+	}
+
+}
