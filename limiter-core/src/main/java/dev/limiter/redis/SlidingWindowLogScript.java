@@ -1,14 +1,9 @@
 package dev.limiter.redis;
 
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 
-import org.springframework.core.io.ClassPathResource;
-import org.springframework.data.redis.core.script.DefaultRedisScript;
 import org.springframework.data.redis.core.script.RedisScript;
 
 import dev.limiter.Decision;
@@ -22,8 +17,8 @@ import dev.limiter.Limit;
  */
 final class SlidingWindowLogScript {
 
-	/** The script, read once into a static text so that its SHA-1 is computed once. */
-	static final RedisScript<List<Long>> SCRIPT = load("META-INF/scripts/sliding_window_log.lua");
+	/** The script, read once, its SHA-1 computed once. */
+	static final RedisScript<List<Long>> SCRIPT = LoadedScript.load("META-INF/scripts/sliding_window_log.lua");
 
 	private static final byte[] SERVER_TIME = ascii(-1);
 
@@ -96,22 +91,6 @@ final class SlidingWindowLogScript {
 
 	private static byte[] ascii(long value) {
 		return Long.toString(value).getBytes(StandardCharsets.US_ASCII);
-	}
-
-	@SuppressWarnings({ "unchecked", "rawtypes" })
-	private static RedisScript<List<Long>> load(String location) {
-		// A script with a location checks on every getSha1() whether the resource
-		// changed, which inside a jar costs kilobytes per call: read it once.
-		String source;
-		try (InputStream in = new ClassPathResource(location).getInputStream()) {
-			source = new String(in.readAllBytes(), StandardCharsets.UTF_8);
-		}
-		catch (IOException ex) {
-			throw new UncheckedIOException("Cannot read the rate-limit script " + location, ex);
-		}
-		DefaultRedisScript script = new DefaultRedisScript<>(source, List.class);
-		script.getSha1();
-		return script;
 	}
 
 }
