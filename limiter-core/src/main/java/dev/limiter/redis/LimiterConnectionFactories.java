@@ -54,9 +54,7 @@ public final class LimiterConnectionFactories {
 		if (source == null) {
 			throw new IllegalArgumentException("source must not be null");
 		}
-		if (timeout == null || timeout.isNegative() || timeout.isZero()) {
-			throw new IllegalArgumentException("timeout must be positive, was " + timeout);
-		}
+		requirePositive(timeout);
 		LettuceClientConfiguration client = source.getClientConfiguration();
 		LettuceClientConfigurationBuilder builder = LettuceClientConfiguration.builder();
 		if (client.isUseSsl()) {
@@ -156,6 +154,17 @@ public final class LimiterConnectionFactories {
 			}
 		}
 
+	}
+
+	/**
+	 * Check a timeout the limiter is given.
+	 * @param timeout the timeout
+	 * @throws IllegalArgumentException unless it is positive
+	 */
+	static void requirePositive(Duration timeout) {
+		if (timeout == null || timeout.isNegative() || timeout.isZero()) {
+			throw new IllegalArgumentException("timeout must be positive, was " + timeout);
+		}
 	}
 
 	static ClientOptions options(ClientOptions original, boolean cluster, Duration timeout) {

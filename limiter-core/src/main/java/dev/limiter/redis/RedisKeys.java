@@ -1,9 +1,6 @@
 package dev.limiter.redis;
 
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
-
+import dev.limiter.Digests;
 import dev.limiter.Limit;
 
 /**
@@ -74,18 +71,13 @@ public final class RedisKeys {
 	}
 
 	private static String sha256(String key) {
-		try {
-			byte[] digest = MessageDigest.getInstance("SHA-256").digest(key.getBytes(StandardCharsets.UTF_8));
-			char[] hex = new char[digest.length * 2];
-			for (int i = 0; i < digest.length; i++) {
-				hex[2 * i] = HEX[(digest[i] >> 4) & 0xF];
-				hex[2 * i + 1] = HEX[digest[i] & 0xF];
-			}
-			return new String(hex);
+		byte[] digest = Digests.sha256(key);
+		char[] hex = new char[digest.length * 2];
+		for (int i = 0; i < digest.length; i++) {
+			hex[2 * i] = HEX[(digest[i] >> 4) & 0xF];
+			hex[2 * i + 1] = HEX[digest[i] & 0xF];
 		}
-		catch (NoSuchAlgorithmException ex) {
-			throw new IllegalStateException("SHA-256 is missing from this JVM", ex);
-		}
+		return new String(hex);
 	}
 
 }

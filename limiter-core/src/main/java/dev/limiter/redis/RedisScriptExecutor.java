@@ -78,9 +78,7 @@ public abstract class RedisScriptExecutor implements AutoCloseable {
 		if (commands == null) {
 			throw new IllegalArgumentException("commands must not be null");
 		}
-		if (timeout == null || timeout.isNegative() || timeout.isZero()) {
-			throw new IllegalArgumentException("timeout must be positive, was " + timeout);
-		}
+		LimiterConnectionFactories.requirePositive(timeout);
 		return new Lettuce(commands, timeout);
 	}
 
