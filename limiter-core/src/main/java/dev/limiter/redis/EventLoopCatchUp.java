@@ -72,6 +72,10 @@ final class EventLoopCatchUp implements AutoCloseable {
 	 */
 	CompletableFuture<Void> caughtUp() {
 		CompletableFuture<Void> caughtUp = new CompletableFuture<>();
+		if (this.loops.isEmpty()) {
+			caughtUp.complete(null);
+			return caughtUp;
+		}
 		AtomicInteger behind = new AtomicInteger(this.loops.size());
 		for (EventExecutor loop : this.loops) {
 			// Scheduled from inside the loop: a loop moves scheduled tasks to its queue

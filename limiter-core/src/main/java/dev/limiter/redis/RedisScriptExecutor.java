@@ -247,7 +247,15 @@ public abstract class RedisScriptExecutor implements AutoCloseable {
 				reply.completeExceptionally(timedOut());
 				return;
 			}
-			CompletableFuture<Void> caughtUp = catchUp.caughtUp();
+			CompletableFuture<Void> caughtUp;
+			try {
+				caughtUp = catchUp.caughtUp();
+			}
+			catch (RuntimeException ex) {
+				// The loops are shutting down: nothing will answer this call.
+				reply.completeExceptionally(ex);
+				return;
+			}
 			ScheduledFuture<?> giveUp = timer.schedule(() -> {
 				caughtUp.complete(null);
 				reply.completeExceptionally(timedOut());
