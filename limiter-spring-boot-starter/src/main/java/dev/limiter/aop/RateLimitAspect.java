@@ -25,6 +25,9 @@ import dev.limiter.Limit;
 import dev.limiter.RateLimitExceededException;
 import dev.limiter.RateLimitUnavailableException;
 import dev.limiter.RateLimiter;
+import dev.limiter.key.CurrentRequest;
+import dev.limiter.key.RateLimitInvocation;
+import dev.limiter.key.RateLimitKeyResolver;
 
 /**
  * The aspect that enforces {@link dev.limiter.annotation.RateLimit @RateLimit}: it asks
@@ -67,6 +70,8 @@ public class RateLimitAspect implements Ordered {
 
 	private final RateLimitKeyResolver keyResolver;
 
+	private final CurrentRequest currentRequest;
+
 	private final MessageSource messageSource;
 
 	private final List<RateLimitDecisionListener> listeners;
@@ -83,10 +88,12 @@ public class RateLimitAspect implements Ordered {
 	 * @param messageSource the source of localized messages, or {@code null}
 	 * @param listeners told of every decision
 	 * @param order the order of this aspect among other advice
+	 * @param currentRequest finds the request being served, or {@code null} outside web
+	 * applications
 	 */
 	public RateLimitAspect(RateLimiter rateLimiter, RateLimitOperationSource operationSource,
 			RateLimitKeyResolver keyResolver, MessageSource messageSource, List<RateLimitDecisionListener> listeners,
-			int order) {
+			int order, CurrentRequest currentRequest) {
 		if (rateLimiter == null) {
 			throw new IllegalArgumentException("rateLimiter must not be null");
 		}
@@ -99,6 +106,7 @@ public class RateLimitAspect implements Ordered {
 		this.rateLimiter = rateLimiter;
 		this.operationSource = operationSource;
 		this.keyResolver = keyResolver;
+		this.currentRequest = (currentRequest != null) ? currentRequest : CurrentRequest.NONE;
 		this.messageSource = messageSource;
 		this.listeners = (listeners != null) ? List.copyOf(listeners) : List.of();
 		this.order = order;
@@ -121,9 +129,10 @@ public class RateLimitAspect implements Ordered {
 		if (operation == null) {
 			return joinPoint.proceed();
 		}
-		Object[] arguments = joinPoint.getArgs();
-		String key = (operation.getKeyExpression() != null) ? evaluateKey(operation, targetClass, arguments)
-				: operation.key(this.keyResolver.resolveKey(operation.getMethod(), targetClass, arguments));
+		RateLimitInvocation invocation = new RateLimitInvocation(operation, targetClass, joinPoint.getArgs(),
+				this.currentRequest);
+		String key = (operation.getKeyExpression() != null) ? evaluateKey(invocation)
+				: operation.key(this.keyResolver.resolveKey(invocation));
 		Decision decision = this.rateLimiter.acquire(key, operation.getPermits(), operation.getLimits());
 		for (RateLimitDecisionListener listener : this.listeners) {
 			listener.onDecision(operation, decision);
@@ -147,9 +156,10 @@ public class RateLimitAspect implements Ordered {
 	 * would turn a bug in the expression into an outage. The default key still limits the
 	 * caller. The error is logged once per method as a warning, then at debug level.
 	 */
-	private String evaluateKey(RateLimitOperation operation, Class<?> targetClass, Object[] arguments) {
+	private String evaluateKey(RateLimitInvocation invocation) {
+		RateLimitOperation operation = invocation.operation();
 		try {
-			return this.operationSource.evaluateKey(operation, arguments);
+			return this.operationSource.evaluateKey(invocation);
 		}
 		catch (RuntimeException ex) {
 			String message = "Rate-limit key '" + operation.getKeySource() + "' of " + operation.getDescription()
@@ -161,7 +171,7 @@ public class RateLimitAspect implements Ordered {
 			else if (logger.isDebugEnabled()) {
 				logger.debug(message, ex);
 			}
-			return operation.key(this.keyResolver.resolveKey(operation.getMethod(), targetClass, arguments));
+			return operation.key(this.keyResolver.resolveKey(invocation));
 		}
 	}
 

@@ -6,6 +6,7 @@ import java.util.List;
 import org.springframework.expression.Expression;
 
 import dev.limiter.Limit;
+import dev.limiter.key.RateLimitKeys;
 
 /**
  * The resolved rate limits of one method: every {@link dev.limiter.annotation.RateLimit

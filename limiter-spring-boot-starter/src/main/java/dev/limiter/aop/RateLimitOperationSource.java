@@ -38,6 +38,8 @@ import dev.limiter.FailurePolicy;
 import dev.limiter.Limit;
 import dev.limiter.annotation.RateLimit;
 import dev.limiter.annotation.RateLimits;
+import dev.limiter.key.RateLimitInvocation;
+import dev.limiter.key.RateLimitKeys;
 import dev.limiter.aop.RateLimitOperation.KeyVariable;
 
 /**
@@ -64,11 +66,6 @@ public class RateLimitOperationSource {
 	private static final Pattern ALIAS = Pattern.compile("[ap](\\d+)");
 
 	private static final Set<String> BUILT_IN_VARIABLES = Set.of("root", "this");
-
-	private static final boolean SERVLET_PRESENT = ClassUtils.isPresent(
-			"org.springframework.web.context.request.ServletRequestAttributes",
-			RateLimitOperationSource.class.getClassLoader())
-			&& ClassUtils.isPresent("jakarta.servlet.ServletRequest", RateLimitOperationSource.class.getClassLoader());
 
 	private static final Object NONE = new Object();
 
@@ -142,19 +139,20 @@ public class RateLimitOperationSource {
 
 	/**
 	 * Evaluate the key expression of an operation for one call.
-	 * @param operation the operation, with a key expression
-	 * @param arguments the arguments of the call
+	 * @param invocation the call, whose operation has a key expression
 	 * @return the key: the operation's scope and the bounded value of the expression
 	 * @throws IllegalStateException if the expression gives {@code null} or a blank value
 	 */
-	public String evaluateKey(RateLimitOperation operation, Object[] arguments) {
+	public String evaluateKey(RateLimitInvocation invocation) {
+		RateLimitOperation operation = invocation.operation();
+		Object[] arguments = invocation.arguments();
 		StandardEvaluationContext context = new StandardEvaluationContext();
 		context.setPropertyAccessors(this.propertyAccessors);
 		if (this.beanResolver != null) {
 			context.setBeanResolver(this.beanResolver);
 		}
 		for (KeyVariable variable : operation.getKeyVariables()) {
-			Object value = (variable.index() == KeyVariable.REQUEST) ? currentRequest()
+			Object value = (variable.index() == KeyVariable.REQUEST) ? invocation.request()
 					: (variable.index() < arguments.length) ? arguments[variable.index()] : null;
 			context.setVariable(variable.name(), value);
 		}
@@ -165,10 +163,6 @@ public class RateLimitOperationSource {
 					+ operation.getDescription() + " evaluated to " + ((text == null) ? "null" : "a blank value"));
 		}
 		return operation.key(RateLimitKeys.bounded(text));
-	}
-
-	private static Object currentRequest() {
-		return SERVLET_PRESENT ? CurrentRequest.get() : null;
 	}
 
 	private static List<RateLimit> annotations(Method method) {
@@ -370,23 +364,6 @@ public class RateLimitOperationSource {
 
 	private static String quoted(Set<String> keys) {
 		return keys.stream().map((key) -> "'" + key + "'").toList().toString();
-	}
-
-	/**
-	 * Reads the current servlet request; a class of its own so that the servlet API is
-	 * only loaded when present.
-	 */
-	private static final class CurrentRequest {
-
-		static Object get() {
-			org.springframework.web.context.request.RequestAttributes attributes = org.springframework.web.context.request.RequestContextHolder
-				.getRequestAttributes();
-			if (attributes instanceof org.springframework.web.context.request.ServletRequestAttributes servlet) {
-				return servlet.getRequest();
-			}
-			return null;
-		}
-
 	}
 
 }

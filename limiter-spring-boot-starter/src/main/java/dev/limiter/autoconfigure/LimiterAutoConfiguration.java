@@ -23,15 +23,17 @@ import org.springframework.web.servlet.DispatcherServlet;
 import dev.limiter.Limit;
 import dev.limiter.RateLimiter;
 import dev.limiter.aop.ConfiguredLimit;
-import dev.limiter.aop.MethodRateLimitKeyResolver;
 import dev.limiter.aop.RateLimitAspect;
 import dev.limiter.aop.RateLimitDecisionListener;
-import dev.limiter.aop.RateLimitKeyResolver;
 import dev.limiter.aop.RateLimitOperationSource;
-import dev.limiter.web.RateLimitExceptionHandler;
+import dev.limiter.key.CurrentRequest;
+import dev.limiter.key.MethodRateLimitKeyResolver;
+import dev.limiter.key.RateLimitKeyResolver;
 import dev.limiter.web.RateLimitHeaders;
-import dev.limiter.web.RateLimitResponseHeaders;
-import dev.limiter.web.WebRateLimitKeyResolver;
+import dev.limiter.web.servlet.RateLimitExceptionHandler;
+import dev.limiter.web.servlet.RateLimitResponseHeaders;
+import dev.limiter.web.servlet.ServletCurrentRequest;
+import dev.limiter.web.servlet.ServletRateLimitKeyResolver;
 
 /**
  * Auto-configuration of Limiter: the {@link RateLimiter} store (Redis behind a circuit
@@ -76,9 +78,10 @@ public final class LimiterAutoConfiguration {
 		@ConditionalOnMissingBean
 		RateLimitAspect rateLimitAspect(RateLimiter rateLimiter, RateLimitOperationSource operationSource,
 				RateLimitKeyResolver keyResolver, ApplicationContext applicationContext,
-				ObjectProvider<RateLimitDecisionListener> listeners, LimiterProperties properties) {
+				ObjectProvider<RateLimitDecisionListener> listeners, LimiterProperties properties,
+				ObjectProvider<CurrentRequest> currentRequest) {
 			return new RateLimitAspect(rateLimiter, operationSource, keyResolver, applicationContext,
-					listeners.orderedStream().toList(), properties.getAspectOrder());
+					listeners.orderedStream().toList(), properties.getAspectOrder(), currentRequest.getIfAvailable());
 		}
 
 		private static Map<String, ConfiguredLimit> configuredLimits(LimiterProperties properties) {
@@ -128,7 +131,13 @@ public final class LimiterAutoConfiguration {
 		@Bean
 		@ConditionalOnMissingBean
 		RateLimitKeyResolver webRateLimitKeyResolver(LimiterProperties properties) {
-			return new WebRateLimitKeyResolver(properties.getWeb().getPathStyle());
+			return new ServletRateLimitKeyResolver(properties.getWeb().getPathStyle());
+		}
+
+		@Bean
+		@ConditionalOnMissingBean
+		CurrentRequest servletCurrentRequest() {
+			return new ServletCurrentRequest();
 		}
 
 		@Bean

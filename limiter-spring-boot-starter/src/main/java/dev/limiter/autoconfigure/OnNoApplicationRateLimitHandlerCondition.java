@@ -15,7 +15,7 @@ import org.springframework.web.bind.annotation.ControllerAdvice;
 import org.springframework.web.bind.annotation.ExceptionHandler;
 
 import dev.limiter.RateLimitExceededException;
-import dev.limiter.web.RateLimitExceptionHandler;
+import dev.limiter.web.servlet.RateLimitExceptionHandler;
 
 /**
  * Matches unless the application has a {@code @ControllerAdvice} bean with an

@@ -1,6 +1,5 @@
 package dev.limiter.autoconfigure;
 
-import java.lang.reflect.Method;
 import java.time.Duration;
 import java.util.List;
 
@@ -38,9 +37,9 @@ import dev.limiter.Limit;
 import dev.limiter.RateLimitExceededException;
 import dev.limiter.RateLimiter;
 import dev.limiter.actuate.LimiterMetrics;
-import dev.limiter.aop.MethodRateLimitKeyResolver;
+import dev.limiter.key.MethodRateLimitKeyResolver;
 import dev.limiter.aop.RateLimitAspect;
-import dev.limiter.aop.RateLimitKeyResolver;
+import dev.limiter.key.RateLimitKeyResolver;
 import dev.limiter.aop.RateLimitOperationSource;
 import dev.limiter.memory.InMemoryRateLimiter;
 import dev.limiter.resilience.CircuitBreaker;
@@ -48,10 +47,10 @@ import dev.limiter.resilience.ResilientRateLimiter;
 import dev.limiter.actuate.HealthApi;
 import dev.limiter.test.RedisServer;
 import dev.limiter.web.HeaderStyle;
-import dev.limiter.web.RateLimitExceptionHandler;
+import dev.limiter.web.servlet.RateLimitExceptionHandler;
 import dev.limiter.web.RateLimitHeaders;
-import dev.limiter.web.RateLimitResponseHeaders;
-import dev.limiter.web.WebRateLimitKeyResolver;
+import dev.limiter.web.servlet.RateLimitResponseHeaders;
+import dev.limiter.web.servlet.ServletRateLimitKeyResolver;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -365,7 +364,7 @@ class LimiterAutoConfigurationTests {
 	@Test
 	void webApplicationGetsWebBeans() {
 		this.webContextRunner.run((context) -> {
-			assertThat(context).getBean(RateLimitKeyResolver.class).isInstanceOf(WebRateLimitKeyResolver.class);
+			assertThat(context).getBean(RateLimitKeyResolver.class).isInstanceOf(ServletRateLimitKeyResolver.class);
 			assertThat(context).hasSingleBean(RateLimitExceptionHandler.class);
 			assertThat(context).hasSingleBean(RateLimitResponseHeaders.class);
 			assertThat(context.getBean(RateLimitHeaders.class).getStyle()).isEqualTo(HeaderStyle.BOTH);
@@ -493,7 +492,7 @@ class LimiterAutoConfigurationTests {
 
 		@Bean
 		RateLimitKeyResolver myKeyResolver() {
-			return (Method method, Class<?> targetClass, Object[] arguments) -> "everyone";
+			return (invocation) -> "everyone";
 		}
 
 	}

@@ -1,17 +1,14 @@
-package dev.limiter.web;
+package dev.limiter.web.servlet;
 
-import java.lang.reflect.Method;
 import java.security.Principal;
 
 import jakarta.servlet.http.HttpServletRequest;
 
-import org.springframework.web.context.request.RequestAttributes;
-import org.springframework.web.context.request.RequestContextHolder;
-import org.springframework.web.context.request.ServletRequestAttributes;
-
-import dev.limiter.aop.MethodRateLimitKeyResolver;
-import dev.limiter.aop.RateLimitKeyResolver;
-import dev.limiter.aop.RateLimitKeys;
+import dev.limiter.key.MethodRateLimitKeyResolver;
+import dev.limiter.key.RateLimitInvocation;
+import dev.limiter.key.RateLimitKeyResolver;
+import dev.limiter.key.RateLimitKeys;
+import dev.limiter.web.PathStyle;
 
 /**
  * The default {@link RateLimitKeyResolver} of servlet web applications: who sends the
@@ -30,7 +27,7 @@ import dev.limiter.aop.RateLimitKeys;
  * {@link RateLimitKeys#bounded(String)}. Outside a web request every caller shares the
  * limit ({@value MethodRateLimitKeyResolver#ALL_CALLERS}).
  */
-public class WebRateLimitKeyResolver implements RateLimitKeyResolver {
+public class ServletRateLimitKeyResolver implements RateLimitKeyResolver {
 
 	private final PathStyle pathStyle;
 
@@ -38,7 +35,7 @@ public class WebRateLimitKeyResolver implements RateLimitKeyResolver {
 	 * Create a resolver.
 	 * @param pathStyle whether the request URI is part of the key
 	 */
-	public WebRateLimitKeyResolver(PathStyle pathStyle) {
+	public ServletRateLimitKeyResolver(PathStyle pathStyle) {
 		if (pathStyle == null) {
 			throw new IllegalArgumentException("pathStyle must not be null");
 		}
@@ -46,12 +43,11 @@ public class WebRateLimitKeyResolver implements RateLimitKeyResolver {
 	}
 
 	@Override
-	public String resolveKey(Method method, Class<?> targetClass, Object[] arguments) {
-		RequestAttributes attributes = RequestContextHolder.getRequestAttributes();
-		if (!(attributes instanceof ServletRequestAttributes servlet)) {
+	public String resolveKey(RateLimitInvocation invocation) {
+		HttpServletRequest request = invocation.request(HttpServletRequest.class);
+		if (request == null) {
 			return MethodRateLimitKeyResolver.ALL_CALLERS;
 		}
-		HttpServletRequest request = servlet.getRequest();
 		String caller = caller(request);
 		return (this.pathStyle == PathStyle.URI) ? caller + ":" + RateLimitKeys.bounded(request.getRequestURI())
 				: caller;

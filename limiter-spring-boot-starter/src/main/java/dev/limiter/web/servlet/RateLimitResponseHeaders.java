@@ -1,4 +1,4 @@
-package dev.limiter.web;
+package dev.limiter.web.servlet;
 
 import jakarta.servlet.http.HttpServletResponse;
 
@@ -9,6 +9,8 @@ import org.springframework.web.context.request.ServletRequestAttributes;
 import dev.limiter.Decision;
 import dev.limiter.aop.RateLimitDecisionListener;
 import dev.limiter.aop.RateLimitOperation;
+import dev.limiter.web.HeaderStyle;
+import dev.limiter.web.RateLimitHeaders;
 
 /**
  * Adds the remaining quota to the response of an admitted call, before the handler writes

@@ -1,6 +1,4 @@
-package dev.limiter.aop;
-
-import java.lang.reflect.Method;
+package dev.limiter.key;
 
 /**
  * Resolves who makes a rate-limited call when its
@@ -8,8 +6,8 @@ import java.lang.reflect.Method;
  * expression; a bean of this type replaces the default for the whole application.
  * <p>
  * The key of the call is the operation's scope (its limit's name or its method, see
- * {@link RateLimitOperation#getScope()}) followed by what this resolver returns, so a
- * resolver never makes two limited methods share a counter.
+ * {@link dev.limiter.aop.RateLimitOperation#getScope()}) followed by what this resolver
+ * returns, so a resolver never makes two limited methods share a counter.
  */
 @FunctionalInterface
 public interface RateLimitKeyResolver {
@@ -17,11 +15,9 @@ public interface RateLimitKeyResolver {
 	/**
 	 * Return who calls, such as {@code u:alice}. Parts that a client controls should be
 	 * bounded with {@link RateLimitKeys#bounded}.
-	 * @param method the rate-limited method
-	 * @param targetClass the class of the target object
-	 * @param arguments the arguments of the call
+	 * @param invocation the call: its operation, arguments and current request
 	 * @return the caller part of the key, not blank
 	 */
-	String resolveKey(Method method, Class<?> targetClass, Object[] arguments);
+	String resolveKey(RateLimitInvocation invocation);
 
 }

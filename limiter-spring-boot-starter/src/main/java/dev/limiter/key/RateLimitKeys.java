@@ -1,10 +1,9 @@
-package dev.limiter.aop;
+package dev.limiter.key;
 
 import java.lang.reflect.Method;
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.Base64;
+
+import dev.limiter.Digests;
 
 /**
  * Helpers that keep the parts of a rate-limit key bounded and unambiguous.
@@ -61,13 +60,7 @@ public final class RateLimitKeys {
 	}
 
 	private static String sha256(String part) {
-		try {
-			byte[] digest = MessageDigest.getInstance("SHA-256").digest(part.getBytes(StandardCharsets.UTF_8));
-			return Base64.getUrlEncoder().withoutPadding().encodeToString(digest);
-		}
-		catch (NoSuchAlgorithmException ex) {
-			throw new IllegalStateException("SHA-256 is missing from this JVM", ex);
-		}
+		return Base64.getUrlEncoder().withoutPadding().encodeToString(Digests.sha256(part));
 	}
 
 }

@@ -1,4 +1,4 @@
-package dev.limiter.aop;
+package dev.limiter.key;
 
 import org.junit.jupiter.api.Test;
 

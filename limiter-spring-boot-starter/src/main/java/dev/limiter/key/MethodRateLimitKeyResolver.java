@@ -1,6 +1,4 @@
-package dev.limiter.aop;
-
-import java.lang.reflect.Method;
+package dev.limiter.key;
 
 /**
  * A {@link RateLimitKeyResolver} under which every caller shares the limit of a method:
@@ -12,7 +10,7 @@ public class MethodRateLimitKeyResolver implements RateLimitKeyResolver {
 	public static final String ALL_CALLERS = "all";
 
 	@Override
-	public String resolveKey(Method method, Class<?> targetClass, Object[] arguments) {
+	public String resolveKey(RateLimitInvocation invocation) {
 		return ALL_CALLERS;
 	}
 

@@ -1,4 +1,4 @@
-package dev.limiter.web;
+package dev.limiter.web.servlet;
 
 import java.net.URI;
 
@@ -17,6 +17,7 @@ import dev.limiter.Decision;
 import dev.limiter.Limit;
 import dev.limiter.RateLimitExceededException;
 import dev.limiter.RateLimitUnavailableException;
+import dev.limiter.web.RateLimitHeaders;
 
 /**
  * Turns {@link RateLimitExceededException} into HTTP 429 with an

@@ -1,0 +1,66 @@
+package dev.limiter.key;
+
+import dev.limiter.aop.RateLimitOperation;
+
+/**
+ * One call of a rate-limited method, as key resolvers and key expressions see it: the
+ * operation, the target, the arguments, and the current request whichever the web stack.
+ */
+public final class RateLimitInvocation {
+
+	private final RateLimitOperation operation;
+
+	private final Class<?> targetClass;
+
+	private final Object[] arguments;
+
+	private final CurrentRequest request;
+
+	/**
+	 * Create an invocation.
+	 * @param operation the operation of the called method
+	 * @param targetClass the class of the target object
+	 * @param arguments the arguments of the call
+	 * @param request looks up the current request when asked, giving {@code null} outside
+	 * a request
+	 */
+	public RateLimitInvocation(RateLimitOperation operation, Class<?> targetClass, Object[] arguments,
+			CurrentRequest request) {
+		this.operation = operation;
+		this.targetClass = targetClass;
+		this.arguments = arguments;
+		this.request = (request != null) ? request : CurrentRequest.NONE;
+	}
+
+	public RateLimitOperation operation() {
+		return this.operation;
+	}
+
+	public Class<?> targetClass() {
+		return this.targetClass;
+	}
+
+	public Object[] arguments() {
+		return this.arguments;
+	}
+
+	/**
+	 * Return the current request, such as an {@code HttpServletRequest}.
+	 * @return the request, or {@code null} outside a request
+	 */
+	public Object request() {
+		return this.request.get();
+	}
+
+	/**
+	 * Return the current request if it is of a type.
+	 * @param <T> the type
+	 * @param type the type, such as {@code HttpServletRequest.class}
+	 * @return the request, or {@code null} outside a request or for another type
+	 */
+	public <T> T request(Class<T> type) {
+		Object request = request();
+		return type.isInstance(request) ? type.cast(request) : null;
+	}
+
+}
