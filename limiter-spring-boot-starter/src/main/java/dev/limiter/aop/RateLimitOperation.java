@@ -3,8 +3,6 @@ package dev.limiter.aop;
 import java.lang.reflect.Method;
 import java.util.List;
 
-import org.springframework.expression.Expression;
-
 import dev.limiter.Limit;
 import dev.limiter.key.RateLimitKeys;
 
@@ -30,12 +28,10 @@ public final class RateLimitOperation {
 
 	private final String keySource;
 
-	private final Expression keyExpression;
-
-	private final List<KeyVariable> keyVariables;
+	private final KeyExpression keyExpression;
 
 	RateLimitOperation(Method method, String scope, String description, List<Limit> limits, List<String> messages,
-			long permits, String keySource, Expression keyExpression, List<KeyVariable> keyVariables) {
+			long permits, String keySource, KeyExpression keyExpression) {
 		this.method = method;
 		this.scope = scope;
 		this.description = description;
@@ -44,7 +40,6 @@ public final class RateLimitOperation {
 		this.permits = permits;
 		this.keySource = keySource;
 		this.keyExpression = keyExpression;
-		this.keyVariables = List.copyOf(keyVariables);
 	}
 
 	/**
@@ -109,12 +104,8 @@ public final class RateLimitOperation {
 		return this.keySource;
 	}
 
-	Expression getKeyExpression() {
+	KeyExpression getKeyExpression() {
 		return this.keyExpression;
-	}
-
-	List<KeyVariable> getKeyVariables() {
-		return this.keyVariables;
 	}
 
 	/**
@@ -134,16 +125,6 @@ public final class RateLimitOperation {
 	@Override
 	public String toString() {
 		return this.description + " " + this.limits;
-	}
-
-	/**
-	 * A variable that the key expression reads: a method argument (by index) or the
-	 * current request (index -1).
-	 */
-	record KeyVariable(String name, int index) {
-
-		static final int REQUEST = -1;
-
 	}
 
 }

@@ -22,7 +22,7 @@ import org.springframework.web.servlet.DispatcherServlet;
 
 import dev.limiter.Limit;
 import dev.limiter.RateLimiter;
-import dev.limiter.aop.ConfiguredLimit;
+import dev.limiter.aop.RateLimitAnnotationParser;
 import dev.limiter.aop.RateLimitAspect;
 import dev.limiter.aop.RateLimitDecisionListener;
 import dev.limiter.aop.RateLimitOperationSource;
@@ -71,7 +71,7 @@ public final class LimiterAutoConfiguration {
 		@Bean
 		@ConditionalOnMissingBean
 		RateLimitOperationSource rateLimitOperationSource(LimiterProperties properties, BeanFactory beanFactory) {
-			return new RateLimitOperationSource(configuredLimits(properties), beanFactory);
+			return new RateLimitOperationSource(new RateLimitAnnotationParser(properties.getLimits()), beanFactory);
 		}
 
 		@Bean
@@ -82,43 +82,6 @@ public final class LimiterAutoConfiguration {
 				ObjectProvider<CurrentRequest> currentRequest) {
 			return new RateLimitAspect(rateLimiter, operationSource, keyResolver, applicationContext,
 					listeners.orderedStream().toList(), properties.getAspectOrder(), currentRequest.getIfAvailable());
-		}
-
-		private static Map<String, ConfiguredLimit> configuredLimits(LimiterProperties properties) {
-			Map<String, ConfiguredLimit> limits = new LinkedHashMap<>();
-			properties.getLimits().forEach((name, limit) -> {
-				String property = "limiter.limits." + name;
-				try {
-					if (limit.getThreshold() != null) {
-						Limit.of(name, limit.getThreshold(), Limit.MIN_PERIOD);
-					}
-				}
-				catch (IllegalArgumentException ex) {
-					throw new InvalidConfigurationPropertyValueException(property + ".threshold", limit.getThreshold(),
-							ex.getMessage());
-				}
-				try {
-					if (limit.getPeriod() != null) {
-						Limit.of(name, 1, limit.getPeriod());
-					}
-				}
-				catch (IllegalArgumentException ex) {
-					throw new InvalidConfigurationPropertyValueException(property + ".period", limit.getPeriod(),
-							ex.getMessage());
-				}
-				try {
-					if (limit.getLocalThreshold() != null) {
-						Limit.of(name, 1, Limit.MIN_PERIOD).withLocalThreshold(limit.getLocalThreshold());
-					}
-				}
-				catch (IllegalArgumentException ex) {
-					throw new InvalidConfigurationPropertyValueException(property + ".local-threshold",
-							limit.getLocalThreshold(), ex.getMessage());
-				}
-				limits.put(name, new ConfiguredLimit(limit.getThreshold(), limit.getPeriod(), limit.getFailurePolicy(),
-						limit.getLocalThreshold()));
-			});
-			return limits;
 		}
 
 	}
@@ -157,14 +120,8 @@ public final class LimiterAutoConfiguration {
 		@Conditional(OnNoApplicationRateLimitHandlerCondition.class)
 		RateLimitExceptionHandler rateLimitExceptionHandler(RateLimitHeaders rateLimitHeaders,
 				LimiterProperties properties) {
-			int status = properties.getFailure().getStatus();
-			// Both statuses tell a client to come back after Retry-After; 503 says the
-			// service is unavailable, 429 hides the outage behind a rate limit.
-			if (status != 503 && status != 429) {
-				throw new InvalidConfigurationPropertyValueException("limiter.failure.status", status,
-						"The status must be 503 (Service Unavailable) or 429 (Too Many Requests).");
-			}
-			return new RateLimitExceptionHandler(rateLimitHeaders, HttpStatusCode.valueOf(status));
+			return new RateLimitExceptionHandler(rateLimitHeaders,
+					HttpStatusCode.valueOf(properties.getFailure().getStatus()));
 		}
 
 	}

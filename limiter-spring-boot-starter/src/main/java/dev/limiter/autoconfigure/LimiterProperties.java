@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
+import org.springframework.beans.factory.InitializingBean;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
 import dev.limiter.FailurePolicy;
@@ -14,7 +15,7 @@ import dev.limiter.web.PathStyle;
  * Configuration properties of Limiter, under {@code limiter}.
  */
 @ConfigurationProperties("limiter")
-public class LimiterProperties {
+public class LimiterProperties implements InitializingBean {
 
 	/** The aspect's order when none is configured: before transactions and caching. */
 	public static final int DEFAULT_ASPECT_ORDER = Integer.MAX_VALUE - 100;
@@ -71,6 +72,14 @@ public class LimiterProperties {
 	private final LocalCache localCache = new LocalCache();
 
 	private final Web web = new Web();
+
+	/**
+	 * Check every property once they are bound.
+	 */
+	@Override
+	public void afterPropertiesSet() {
+		LimiterPropertiesValidator.validate(this);
+	}
 
 	public boolean isEnabled() {
 		return this.enabled;

@@ -11,7 +11,6 @@ import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
-import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
@@ -56,10 +55,6 @@ final class RedisStoreConfiguration {
 	LimiterRedisConnection limiterRedisConnection(RedisConnectionFactory connectionFactory,
 			LimiterProperties properties) {
 		Duration timeout = properties.getTimeout();
-		if (timeout == null || timeout.isNegative() || timeout.isZero()) {
-			throw new InvalidConfigurationPropertyValueException("limiter.timeout", timeout,
-					"The timeout must be positive, such as 50ms.");
-		}
 		LimiterRedisConnection connection;
 		if (connectionFactory instanceof LettuceConnectionFactory lettuce) {
 			connection = LimiterRedisConnection.dedicated(LimiterConnectionFactories.dedicated(lettuce, timeout),
@@ -80,14 +75,8 @@ final class RedisStoreConfiguration {
 	ResilientRateLimiter rateLimiter(LimiterRedisConnection connection, LimiterProperties properties,
 			ObjectProvider<ResilientRateLimiter.DegradedListener> degradedListeners) {
 		RedisRateLimiter.Builder builder = RedisRateLimiter.builder(connection.getConnectionFactory())
-			.countRejected(properties.isCountRejected());
-		try {
-			builder.keyPrefix(properties.getKeyPrefix());
-		}
-		catch (IllegalArgumentException ex) {
-			throw new InvalidConfigurationPropertyValueException("limiter.key-prefix", properties.getKeyPrefix(),
-					"The prefix must not contain '{' or '}', which would move keys to another cluster slot.");
-		}
+			.countRejected(properties.isCountRejected())
+			.keyPrefix(properties.getKeyPrefix());
 		if (properties.getClock() == LimiterProperties.ClockSource.CLIENT) {
 			builder.clock(Clock.systemUTC());
 		}
@@ -113,16 +102,7 @@ final class RedisStoreConfiguration {
 
 	private static CircuitBreaker breaker(LimiterProperties properties) {
 		LimiterProperties.Breaker breaker = properties.getBreaker();
-		if (breaker.getFailureThreshold() < 1) {
-			throw new InvalidConfigurationPropertyValueException("limiter.breaker.failure-threshold",
-					breaker.getFailureThreshold(), "The threshold must be at least 1.");
-		}
-		Duration openDuration = breaker.getOpenDuration();
-		if (openDuration == null || openDuration.isNegative()) {
-			throw new InvalidConfigurationPropertyValueException("limiter.breaker.open-duration", openDuration,
-					"The duration must not be negative, such as 1s.");
-		}
-		return ResilientRateLimiter.loggingBreaker(breaker.getFailureThreshold(), openDuration);
+		return ResilientRateLimiter.loggingBreaker(breaker.getFailureThreshold(), breaker.getOpenDuration());
 	}
 
 	private static ResilientRateLimiter.DegradedListener degradedListener(

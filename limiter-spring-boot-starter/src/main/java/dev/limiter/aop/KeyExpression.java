@@ -1,0 +1,165 @@
+package dev.limiter.aop;
+
+import java.lang.reflect.Method;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import org.springframework.context.expression.BeanFactoryResolver;
+import org.springframework.core.StandardReflectionParameterNameDiscoverer;
+import org.springframework.expression.EvaluationContext;
+import org.springframework.expression.Expression;
+import org.springframework.expression.ParseException;
+import org.springframework.expression.PropertyAccessor;
+import org.springframework.expression.spel.SpelNode;
+import org.springframework.expression.spel.ast.VariableReference;
+import org.springframework.expression.spel.standard.SpelExpression;
+import org.springframework.expression.spel.standard.SpelExpressionParser;
+import org.springframework.expression.spel.support.ReflectivePropertyAccessor;
+import org.springframework.expression.spel.support.StandardEvaluationContext;
+
+import dev.limiter.key.RateLimitInvocation;
+import dev.limiter.key.RateLimitKeys;
+
+/**
+ * The SpEL {@code key} of a rate-limited method, parsed and checked once: it reads the
+ * method's parameters by name ({@code #user}, or {@code #p0}/{@code #a0}), the current
+ * request as {@code #request} and beans as {@code @name}.
+ */
+final class KeyExpression {
+
+	/** The variable under which a key expression sees the current request. */
+	static final String REQUEST_VARIABLE = "request";
+
+	private static final Pattern ALIAS = Pattern.compile("[ap](\\d+)");
+
+	private static final Set<String> BUILT_IN_VARIABLES = Set.of("root", "this");
+
+	private static final StandardReflectionParameterNameDiscoverer parameterNames = new StandardReflectionParameterNameDiscoverer();
+
+	// Shared so that the reflective look-ups it caches survive from one call to the next.
+	private static final List<PropertyAccessor> propertyAccessors = List.of(new ReflectivePropertyAccessor());
+
+	private final String source;
+
+	private final Expression expression;
+
+	private final List<KeyVariable> variables;
+
+	private KeyExpression(String source, Expression expression, List<KeyVariable> variables) {
+		this.source = source;
+		this.expression = expression;
+		this.variables = List.copyOf(variables);
+	}
+
+	/**
+	 * Parse and check a key expression.
+	 * @param parser the parser
+	 * @param description the method as shown in errors
+	 * @param method the method whose parameters the expression reads
+	 * @param source the expression
+	 * @return the expression
+	 * @throws InvalidRateLimitException if it does not parse or names a missing variable
+	 */
+	static KeyExpression parse(SpelExpressionParser parser, String description, Method method, String source) {
+		Expression expression;
+		try {
+			expression = parser.parseExpression(source);
+		}
+		catch (ParseException ex) {
+			throw new InvalidRateLimitException(description,
+					"key '" + source + "' is not a valid SpEL expression: " + ex.getSimpleMessage(),
+					"Correct the key expression, such as key = \"#user\" or key = \"#order.customerId\".");
+		}
+		return new KeyExpression(source, expression, variables(description, method, source, expression));
+	}
+
+	String source() {
+		return this.source;
+	}
+
+	/**
+	 * Evaluate the expression for one call.
+	 * @param invocation the call
+	 * @param beanResolver resolves {@code @bean} references, or {@code null}
+	 * @return the key: the operation's scope and the bounded value of the expression
+	 * @throws IllegalStateException if the expression gives {@code null} or a blank value
+	 */
+	String evaluate(RateLimitInvocation invocation, BeanFactoryResolver beanResolver) {
+		RateLimitOperation operation = invocation.operation();
+		Object[] arguments = invocation.arguments();
+		StandardEvaluationContext context = new StandardEvaluationContext();
+		context.setPropertyAccessors(propertyAccessors);
+		if (beanResolver != null) {
+			context.setBeanResolver(beanResolver);
+		}
+		for (KeyVariable variable : this.variables) {
+			Object value = (variable.index() == KeyVariable.REQUEST) ? invocation.request()
+					: (variable.index() < arguments.length) ? arguments[variable.index()] : null;
+			context.setVariable(variable.name(), value);
+		}
+		Object value = this.expression.getValue((EvaluationContext) context);
+		String text = (value != null) ? value.toString() : null;
+		if (text == null || text.isBlank()) {
+			throw new IllegalStateException("Rate-limit key '" + this.source + "' of " + operation.getDescription()
+					+ " evaluated to " + ((text == null) ? "null" : "a blank value"));
+		}
+		return operation.key(RateLimitKeys.bounded(text));
+	}
+
+	private static List<KeyVariable> variables(String description, Method method, String keySource,
+			Expression expression) {
+		String[] names = parameterNames.getParameterNames(method);
+		List<String> parameters = (names != null) ? Arrays.asList(names) : List.of();
+		Set<String> referenced = new LinkedHashSet<>();
+		if (expression instanceof SpelExpression spel) {
+			collectVariables(spel.getAST(), referenced);
+		}
+		List<KeyVariable> variables = new ArrayList<>();
+		for (String name : referenced) {
+			int index = parameters.indexOf(name);
+			Matcher alias = ALIAS.matcher(name);
+			if (index < 0 && alias.matches() && Integer.parseInt(alias.group(1)) < method.getParameterCount()) {
+				index = Integer.parseInt(alias.group(1));
+			}
+			if (index >= 0) {
+				variables.add(new KeyVariable(name, index));
+			}
+			else if (REQUEST_VARIABLE.equals(name)) {
+				variables.add(new KeyVariable(name, KeyVariable.REQUEST));
+			}
+			else if (!BUILT_IN_VARIABLES.contains(name)) {
+				throw new InvalidRateLimitException(description,
+						"key '" + keySource + "' refers to #" + name + ", which is not a parameter of the method "
+								+ "(parameters: " + parameters + ")",
+						"Refer to a parameter by its name (compile with -parameters) or as #p0, to the request as "
+								+ "#request, or to a bean as @name.");
+			}
+		}
+		return variables;
+	}
+
+	private static void collectVariables(SpelNode node, Set<String> names) {
+		if (node instanceof VariableReference) {
+			names.add(node.toStringAST().substring(1));
+		}
+		for (int i = 0; i < node.getChildCount(); i++) {
+			collectVariables(node.getChild(i), names);
+		}
+	}
+
+	/**
+	 * A variable that the expression reads: a method argument (by index) or the current
+	 * request (index -1).
+	 */
+	record KeyVariable(String name, int index) {
+
+		static final int REQUEST = -1;
+
+	}
+
+}

@@ -1,0 +1,230 @@
+package dev.limiter.aop;
+
+import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+import org.springframework.core.annotation.AnnotatedElementUtils;
+import org.springframework.core.annotation.AnnotationUtils;
+import org.springframework.expression.spel.SpelCompilerMode;
+import org.springframework.expression.spel.SpelParserConfiguration;
+import org.springframework.expression.spel.standard.SpelExpressionParser;
+import org.springframework.util.ClassUtils;
+import org.springframework.util.ReflectionUtils;
+
+import dev.limiter.AbstractRateLimiter;
+import dev.limiter.FailurePolicy;
+import dev.limiter.Limit;
+import dev.limiter.annotation.RateLimit;
+import dev.limiter.annotation.RateLimits;
+import dev.limiter.autoconfigure.LimiterProperties;
+import dev.limiter.key.RateLimitKeys;
+
+/**
+ * Reads the {@link RateLimit @RateLimit} annotations of a method and of its class into a
+ * checked {@link RateLimitOperation}, with names completed from
+ * {@code limiter.limits.<name>}.
+ * <p>
+ * The annotations that apply to a method are checked in one call to the engine (all or
+ * nothing), so they must agree on {@code key} and {@code permits}: a method whose
+ * annotations give different keys is rejected at startup rather than split into several
+ * calls that could consume one quota and then fail on another.
+ */
+public class RateLimitAnnotationParser {
+
+	private final Map<String, LimiterProperties.NamedLimit> namedLimits;
+
+	private final SpelExpressionParser parser;
+
+	/**
+	 * Create a parser.
+	 * @param namedLimits the named limits of the configuration
+	 */
+	public RateLimitAnnotationParser(Map<String, LimiterProperties.NamedLimit> namedLimits) {
+		if (namedLimits == null) {
+			throw new IllegalArgumentException("namedLimits must not be null");
+		}
+		this.namedLimits = Map.copyOf(namedLimits);
+		ClassLoader classLoader = ClassUtils.getDefaultClassLoader();
+		this.parser = new SpelExpressionParser(new SpelParserConfiguration(SpelCompilerMode.MIXED, classLoader));
+	}
+
+	/**
+	 * Return the methods of a class that are rate limited: those annotated themselves,
+	 * and every public instance method declared by an annotated class.
+	 * @param type the class
+	 * @return the rate-limited methods
+	 */
+	public static List<Method> findRateLimitedMethods(Class<?> type) {
+		Class<?> userClass = ClassUtils.getUserClass(type);
+		if (!AnnotationUtils.isCandidateClass(userClass, RateLimit.class)
+				&& !AnnotationUtils.isCandidateClass(userClass, RateLimits.class)) {
+			return List.of();
+		}
+		List<Method> methods = new ArrayList<>();
+		ReflectionUtils.doWithMethods(userClass, (method) -> {
+			if (!method.isBridge() && !method.isSynthetic() && !annotations(method).isEmpty()) {
+				methods.add(method);
+			}
+		}, (method) -> method.getDeclaringClass() != Object.class);
+		return methods;
+	}
+
+	/**
+	 * Build and check the operation of a method.
+	 * @param method the method
+	 * @return the operation, or {@code null} if the method is not rate limited
+	 * @throws InvalidRateLimitException if the annotations cannot be enforced
+	 */
+	RateLimitOperation parse(Method method) {
+		List<RateLimit> annotations = annotations(method);
+		if (annotations.isEmpty()) {
+			return null;
+		}
+		String description = describe(method);
+		List<Limit> limits = new ArrayList<>(annotations.size());
+		List<String> messages = new ArrayList<>(annotations.size());
+		Set<String> keys = new LinkedHashSet<>();
+		Set<Long> permits = new LinkedHashSet<>();
+		for (RateLimit annotation : annotations) {
+			limits.add(limit(description, annotation));
+			messages.add(annotation.message());
+			keys.add(annotation.key().trim());
+			permits.add(annotation.permits());
+		}
+		if (keys.size() > 1) {
+			throw new InvalidRateLimitException(description,
+					"its @RateLimit annotations (with those of its class) give different keys " + quoted(keys),
+					"Give every @RateLimit that applies to the method the same key: all of them are checked in one "
+							+ "atomic call for one key. Move a limit with another key to another method.");
+		}
+		if (permits.size() > 1) {
+			throw new InvalidRateLimitException(description,
+					"its @RateLimit annotations (with those of its class) give different permits " + permits,
+					"Give every @RateLimit that applies to the method the same permits: one call takes one number "
+							+ "of permits under all of its limits.");
+		}
+		long cost = permits.iterator().next();
+		try {
+			AbstractRateLimiter.validate("key", cost, limits);
+		}
+		catch (IllegalArgumentException ex) {
+			throw new InvalidRateLimitException(description, ex.getMessage(),
+					"Lower permits, or raise the threshold of the smallest limit.");
+		}
+		String keySource = keys.iterator().next();
+		String scope = scope(method, annotations);
+		KeyExpression keyExpression = keySource.isEmpty() ? null
+				: KeyExpression.parse(this.parser, description, method, keySource);
+		return new RateLimitOperation(method, scope, description, limits, messages, cost, keySource, keyExpression);
+	}
+
+	/**
+	 * Return what the counters of a method belong to: a name that every one of its limits
+	 * carries, which the user shares on purpose, otherwise the method itself, so that two
+	 * limited methods (a controller and the service it calls, two methods mapped to one
+	 * path, one handler reached by GET and HEAD) never count on one key.
+	 */
+	private static String scope(Method method, List<RateLimit> annotations) {
+		Set<String> names = new LinkedHashSet<>();
+		for (RateLimit annotation : annotations) {
+			names.add(annotation.name().trim());
+		}
+		String name = (names.size() == 1) ? names.iterator().next() : "";
+		return name.isEmpty() ? RateLimitKeys.methodKey(method) : "n:" + RateLimitKeys.bounded(name);
+	}
+
+	private Limit limit(String description, RateLimit annotation) {
+		String name = annotation.name().trim();
+		LimiterProperties.NamedLimit configured = name.isEmpty() ? null : this.namedLimits.get(name);
+		if (!name.isEmpty() && configured == null && annotation.threshold() <= 0) {
+			throw new InvalidRateLimitException(description,
+					"limit '" + name + "' is not defined under limiter.limits and the annotation gives no threshold",
+					"Define limiter.limits." + name + ".threshold (and .period) in the configuration, or give the "
+							+ "annotation a threshold.");
+		}
+		long threshold = (configured != null && configured.getThreshold() != null) ? configured.getThreshold()
+				: annotation.threshold();
+		Duration period;
+		try {
+			period = (configured != null && configured.getPeriod() != null) ? configured.getPeriod()
+					: Duration.of(annotation.period(), annotation.unit().toChronoUnit());
+		}
+		catch (ArithmeticException ex) {
+			throw new InvalidRateLimitException(description,
+					"period " + annotation.period() + " " + annotation.unit() + " does not fit in a Duration",
+					"Set period to a positive window of at most " + Limit.MAX_PERIOD.toDays() + " days.");
+		}
+		Limit limit;
+		try {
+			limit = name.isEmpty() ? Limit.of(threshold, period) : Limit.of(name, threshold, period);
+		}
+		catch (IllegalArgumentException ex) {
+			String fix = ex.getMessage().startsWith("threshold")
+					? "Set threshold to a value between 1 and " + Limit.MAX_THRESHOLD
+							+ ", or name a limit (name = \"...\") defined under limiter.limits."
+					: "Set period (in the annotation's unit, or limiter.limits.<name>.period) to a positive window "
+							+ "of whole milliseconds, at most " + Limit.MAX_PERIOD.toDays() + " days.";
+			throw new InvalidRateLimitException(description, ex.getMessage(), fix);
+		}
+		return withFailureSettings(description, annotation, configured, limit);
+	}
+
+	private static Limit withFailureSettings(String description, RateLimit annotation,
+			LimiterProperties.NamedLimit configured, Limit limit) {
+		FailurePolicy[] policies = annotation.failurePolicy();
+		if (policies.length > 1) {
+			throw new InvalidRateLimitException(description,
+					"failurePolicy has " + policies.length + " values " + Arrays.toString(policies),
+					"Give failurePolicy at most one value, or none for the default (limiter.failure.policy).");
+		}
+		FailurePolicy policy = (configured != null && configured.getFailurePolicy() != null)
+				? configured.getFailurePolicy() : (policies.length == 1) ? policies[0] : null;
+		long localThreshold = (configured != null && configured.getLocalThreshold() != null)
+				? configured.getLocalThreshold() : annotation.localThreshold();
+		try {
+			return limit.withFailurePolicy(policy).withLocalThreshold(localThreshold);
+		}
+		catch (IllegalArgumentException ex) {
+			throw new InvalidRateLimitException(description, ex.getMessage(),
+					"Set localThreshold to 0 (the threshold) or to the most calls each instance admits on its own "
+							+ "while Redis is unavailable, at most " + Limit.MAX_THRESHOLD + ".");
+		}
+	}
+
+	private static List<RateLimit> annotations(Method method) {
+		if (Modifier.isStatic(method.getModifiers())) {
+			return List.of();
+		}
+		List<RateLimit> annotations = new ArrayList<>();
+		if (Modifier.isPublic(method.getModifiers())) {
+			annotations.addAll(AnnotatedElementUtils.getMergedRepeatableAnnotations(method.getDeclaringClass(),
+					RateLimit.class, RateLimits.class));
+		}
+		annotations
+			.addAll(AnnotatedElementUtils.getMergedRepeatableAnnotations(method, RateLimit.class, RateLimits.class));
+		return annotations;
+	}
+
+	private static String describe(Method method) {
+		StringBuilder description = new StringBuilder(method.getDeclaringClass().getName()).append('.')
+			.append(method.getName())
+			.append('(');
+		Class<?>[] types = method.getParameterTypes();
+		for (int i = 0; i < types.length; i++) {
+			description.append((i > 0) ? ", " : "").append(types[i].getSimpleName());
+		}
+		return description.append(')').toString();
+	}
+
+	private static String quoted(Set<String> keys) {
+		return keys.stream().map((key) -> "'" + key + "'").toList().toString();
+	}
+
+}

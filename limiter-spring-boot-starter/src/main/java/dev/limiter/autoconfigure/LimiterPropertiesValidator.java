@@ -1,0 +1,87 @@
+package dev.limiter.autoconfigure;
+
+import java.time.Duration;
+
+import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
+
+import dev.limiter.Limit;
+
+/**
+ * Checks every {@code limiter.*} property once, when the properties are bound, so that a
+ * bad value stops the start naming the property, whichever store or web stack the
+ * application ends up with.
+ */
+final class LimiterPropertiesValidator {
+
+	private LimiterPropertiesValidator() {
+	}
+
+	/**
+	 * Check the properties.
+	 * @param properties the bound properties
+	 * @throws InvalidConfigurationPropertyValueException naming the first bad property
+	 */
+	static void validate(LimiterProperties properties) {
+		String keyPrefix = properties.getKeyPrefix();
+		if (keyPrefix == null || keyPrefix.contains("{") || keyPrefix.contains("}")) {
+			throw new InvalidConfigurationPropertyValueException("limiter.key-prefix", keyPrefix,
+					"The prefix must not contain '{' or '}', which would move keys to another cluster slot.");
+		}
+		Duration timeout = properties.getTimeout();
+		if (timeout == null || timeout.isNegative() || timeout.isZero()) {
+			throw new InvalidConfigurationPropertyValueException("limiter.timeout", timeout,
+					"The timeout must be positive, such as 50ms.");
+		}
+		int status = properties.getFailure().getStatus();
+		// Both statuses tell a client to come back after Retry-After; 503 says the
+		// service
+		// is unavailable, 429 hides the outage behind a rate limit.
+		if (status != 503 && status != 429) {
+			throw new InvalidConfigurationPropertyValueException("limiter.failure.status", status,
+					"The status must be 503 (Service Unavailable) or 429 (Too Many Requests).");
+		}
+		LimiterProperties.Breaker breaker = properties.getBreaker();
+		if (breaker.getFailureThreshold() < 1) {
+			throw new InvalidConfigurationPropertyValueException("limiter.breaker.failure-threshold",
+					breaker.getFailureThreshold(), "The threshold must be at least 1.");
+		}
+		Duration openDuration = breaker.getOpenDuration();
+		if (openDuration == null || openDuration.isNegative()) {
+			throw new InvalidConfigurationPropertyValueException("limiter.breaker.open-duration", openDuration,
+					"The duration must not be negative, such as 1s.");
+		}
+		properties.getLimits().forEach(LimiterPropertiesValidator::validate);
+	}
+
+	private static void validate(String name, LimiterProperties.NamedLimit limit) {
+		String property = "limiter.limits." + name;
+		try {
+			if (limit.getThreshold() != null) {
+				Limit.of(name, limit.getThreshold(), Limit.MIN_PERIOD);
+			}
+		}
+		catch (IllegalArgumentException ex) {
+			throw new InvalidConfigurationPropertyValueException(property + ".threshold", limit.getThreshold(),
+					ex.getMessage());
+		}
+		try {
+			if (limit.getPeriod() != null) {
+				Limit.of(name, 1, limit.getPeriod());
+			}
+		}
+		catch (IllegalArgumentException ex) {
+			throw new InvalidConfigurationPropertyValueException(property + ".period", limit.getPeriod(),
+					ex.getMessage());
+		}
+		try {
+			if (limit.getLocalThreshold() != null) {
+				Limit.of(name, 1, Limit.MIN_PERIOD).withLocalThreshold(limit.getLocalThreshold());
+			}
+		}
+		catch (IllegalArgumentException ex) {
+			throw new InvalidConfigurationPropertyValueException(property + ".local-threshold",
+					limit.getLocalThreshold(), ex.getMessage());
+		}
+	}
+
+}
