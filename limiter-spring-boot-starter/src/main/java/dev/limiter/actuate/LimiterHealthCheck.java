@@ -4,7 +4,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 import dev.limiter.RateLimiter;
-import dev.limiter.autoconfigure.LimiterRedisConnection;
+import dev.limiter.store.LimiterRedisConnection;
 import dev.limiter.memory.InMemoryRateLimiter;
 import dev.limiter.resilience.CircuitBreaker;
 import dev.limiter.resilience.ResilientRateLimiter;

@@ -15,6 +15,7 @@ import org.springframework.core.type.AnnotatedTypeMetadata;
 import dev.limiter.RateLimiter;
 import dev.limiter.actuate.LimiterHealthCheck;
 import dev.limiter.actuate.LimiterHealthIndicatorFactoryBean;
+import dev.limiter.store.LimiterRedisConnection;
 
 /**
  * Auto-configuration of the {@code limiter} health indicator, which reports the limiter's

@@ -26,6 +26,7 @@ import dev.limiter.redis.LimiterConnectionFactories;
 import dev.limiter.redis.RedisRateLimiter;
 import dev.limiter.resilience.CircuitBreaker;
 import dev.limiter.resilience.ResilientRateLimiter;
+import dev.limiter.store.LimiterRedisConnection;
 
 /**
  * The Redis store, when the application has one {@link RedisConnectionFactory} and

@@ -51,6 +51,7 @@ import dev.limiter.web.servlet.RateLimitExceptionHandler;
 import dev.limiter.web.RateLimitHeaders;
 import dev.limiter.web.servlet.RateLimitResponseHeaders;
 import dev.limiter.web.servlet.ServletRateLimitKeyResolver;
+import dev.limiter.store.LimiterRedisConnection;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

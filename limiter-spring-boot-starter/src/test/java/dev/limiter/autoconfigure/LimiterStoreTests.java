@@ -17,6 +17,7 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 import dev.limiter.RateLimiter;
 import dev.limiter.memory.InMemoryRateLimiter;
 import dev.limiter.resilience.ResilientRateLimiter;
+import dev.limiter.store.LimiterRedisConnection;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -24,7 +24,7 @@ import org.springframework.web.servlet.config.annotation.EnableWebMvc;
 
 import dev.limiter.annotation.RateLimit;
 import dev.limiter.autoconfigure.LimiterAutoConfiguration;
-import dev.limiter.autoconfigure.LimiterRedisConnection;
+import dev.limiter.store.LimiterRedisConnection;
 import dev.limiter.test.RedisCluster;
 import dev.limiter.test.RedisServer;
 

@@ -14,7 +14,7 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 import dev.limiter.Limit;
 import dev.limiter.RateLimiter;
 import dev.limiter.autoconfigure.LimiterAutoConfiguration;
-import dev.limiter.autoconfigure.LimiterRedisConnection;
+import dev.limiter.store.LimiterRedisConnection;
 import dev.limiter.memory.InMemoryRateLimiter;
 
 import static org.assertj.core.api.Assertions.assertThat;

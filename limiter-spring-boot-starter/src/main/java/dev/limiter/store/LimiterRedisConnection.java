@@ -1,4 +1,4 @@
-package dev.limiter.autoconfigure;
+package dev.limiter.store;
 
 import java.time.Duration;
 
