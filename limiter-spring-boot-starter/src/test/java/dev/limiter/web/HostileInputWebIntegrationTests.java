@@ -34,6 +34,7 @@ import dev.limiter.annotation.RateLimit;
 import dev.limiter.autoconfigure.LimiterAutoConfiguration;
 import dev.limiter.test.RedisServer;
 
+import static dev.limiter.web.WebTests.call;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.springframework.test.web.servlet.request.MockMvcRequestBuilders.get;
 
@@ -104,7 +105,7 @@ class HostileInputWebIntegrationTests {
 			assertThat(call(mvc, get("/greeting").header("X-Forwarded-For", "1.1.1.1")).getStatus()).isEqualTo(200);
 			// A new spoofed address does not give a new quota.
 			assertThat(call(mvc, get("/greeting").header("X-Forwarded-For", "2.2.2.2")).getStatus()).isEqualTo(429);
-			assertThat(keys()).containsExactly(
+			assertThat(WebTests.keys(redis)).containsExactly(
 					"limiter:{m:dev.limiter.web.HostileInputWebIntegrationTests$HostileController.greeting:ip:10.0.0.1}:1:60000");
 		});
 	}
@@ -118,7 +119,7 @@ class HostileInputWebIntegrationTests {
 			assertThat(call(mvc, get("/greeting").header("X-Forwarded-For", "2.2.2.2")).getStatus()).isEqualTo(200);
 			assertThat(call(mvc, get("/greeting").header("X-Forwarded-For", "2.2.2.2, 10.9.9.9")).getStatus())
 				.isEqualTo(429);
-			assertThat(keys()).containsExactlyInAnyOrder(
+			assertThat(WebTests.keys(redis)).containsExactlyInAnyOrder(
 					"limiter:{m:dev.limiter.web.HostileInputWebIntegrationTests$HostileController.greeting:ip:1.1.1.1}:1:60000",
 					"limiter:{m:dev.limiter.web.HostileInputWebIntegrationTests$HostileController.greeting:ip:2.2.2.2}:1:60000");
 		});
@@ -136,7 +137,7 @@ class HostileInputWebIntegrationTests {
 			MockHttpServletResponse again = call(mvc, get("/api"));
 			assertThat(again.getStatus()).isEqualTo(429);
 			assertNoStackTrace(again);
-			assertThat(keys()).hasSize(2)
+			assertThat(WebTests.keys(redis)).hasSize(2)
 				.contains(
 						"limiter:{m:dev.limiter.web.HostileInputWebIntegrationTests$HostileController.api:ip:10.0.0.1}:1:60000");
 		});
@@ -167,7 +168,7 @@ class HostileInputWebIntegrationTests {
 	}
 
 	private static void assertBoundedSingleSlotKeys(int expected) {
-		List<String> keys = keys();
+		List<String> keys = WebTests.keys(redis);
 		assertThat(keys).hasSize(expected).allSatisfy((key) -> {
 			assertThat(key.length()).isLessThan(MAX_KEY_LENGTH);
 			// One hash tag that nothing inside can end early: the key's slot is the
@@ -176,25 +177,6 @@ class HostileInputWebIntegrationTests {
 			assertThat(key.chars().filter((c) -> c == '}').count()).isEqualTo(1);
 			assertThat(key).startsWith("limiter:{");
 		});
-	}
-
-	private static List<String> keys() {
-		List<String> keys = new ArrayList<>();
-		String cursor = "0";
-		do {
-			List<?> reply = (List<?>) redis.command("SCAN", cursor, "COUNT", "1000");
-			cursor = reply.get(0).toString();
-			((List<?>) reply.get(1)).forEach((key) -> keys.add(key.toString()));
-		}
-		while (!cursor.equals("0"));
-		return keys;
-	}
-
-	private static MockHttpServletResponse call(MockMvc mvc, MockHttpServletRequestBuilder request) throws Exception {
-		return mvc.perform(request.with((servletRequest) -> {
-			servletRequest.setRemoteAddr("10.0.0.1");
-			return servletRequest;
-		})).andReturn().getResponse();
 	}
 
 	@Configuration(proxyBeanMethods = false)

@@ -44,6 +44,8 @@ import dev.limiter.resilience.ResilientRateLimiter;
 import dev.limiter.test.MutableClock;
 import dev.limiter.test.RedisServer;
 
+import static dev.limiter.web.WebTests.call;
+import static dev.limiter.web.WebTests.remoteAddr;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.springframework.test.web.servlet.request.MockMvcRequestBuilders.get;
 
@@ -290,27 +292,6 @@ class RateLimitWebIntegrationTests {
 				call(mvc, get("/orders/1"));
 				assertThat(call(mvc, get("/orders/1")).getStatus()).isEqualTo(429);
 			});
-	}
-
-	private static MockHttpServletResponse call(MockMvc mvc, MockHttpServletRequestBuilder request) throws Exception {
-		return mvc.perform(request.with(remoteAddrUnlessSet())).andReturn().getResponse();
-	}
-
-	private static org.springframework.test.web.servlet.request.RequestPostProcessor remoteAddr(String address) {
-		return (request) -> {
-			request.setRemoteAddr(address);
-			request.setAttribute("test.remoteAddr", address);
-			return request;
-		};
-	}
-
-	private static org.springframework.test.web.servlet.request.RequestPostProcessor remoteAddrUnlessSet() {
-		return (request) -> {
-			if (request.getAttribute("test.remoteAddr") == null) {
-				request.setRemoteAddr("10.0.0.1");
-			}
-			return request;
-		};
 	}
 
 	@SuppressWarnings("unchecked")

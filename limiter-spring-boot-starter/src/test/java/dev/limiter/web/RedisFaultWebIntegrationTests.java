@@ -246,10 +246,7 @@ class RedisFaultWebIntegrationTests {
 	}
 
 	private static MockHttpServletResponse call(MockMvc mvc, String path) throws Exception {
-		return mvc.perform(get(path).with((request) -> {
-			request.setRemoteAddr("127.0.0.1");
-			return request;
-		})).andReturn().getResponse();
+		return WebTests.call(mvc, get(path).with(WebTests.remoteAddr("127.0.0.1")));
 	}
 
 	private record Call(MockHttpServletResponse response, Duration latency) {
