@@ -352,7 +352,7 @@ public class LimiterProperties implements InitializingBean {
 	public static class Web {
 
 		/**
-		 * Whether the default key gives each request URI of a handler its own quota.
+		 * Whether the default key gives each request path of a handler its own quota.
 		 */
 		private PathStyle pathStyle = PathStyle.PATTERN;
 

@@ -13,7 +13,9 @@ public enum PathStyle {
 	PATTERN,
 
 	/**
-	 * One quota per raw request URI, such as {@code /orders/42}, within the handler.
+	 * One quota per request path, such as {@code /orders/42}, within the handler; the
+	 * path is decoded and freed of matrix parameters, dot segments, double and trailing
+	 * slashes.
 	 */
 	URI
 

@@ -1,8 +1,12 @@
 package dev.limiter.web.servlet;
 
 import java.security.Principal;
+import java.util.regex.Pattern;
 
 import jakarta.servlet.http.HttpServletRequest;
+
+import org.springframework.util.StringUtils;
+import org.springframework.web.util.UrlPathHelper;
 
 import dev.limiter.key.MethodRateLimitKeyResolver;
 import dev.limiter.key.RateLimitInvocation;
@@ -22,12 +26,16 @@ import dev.limiter.web.PathStyle;
  * <p>
  * What is called is not part of the caller: the key already starts with the handler
  * method (or the limit's name), so GET and HEAD, a path variable or another pattern of
- * the same handler all count on one quota. With {@link PathStyle#URI} the raw request URI
- * is added, for a quota per URI. Parts a client controls are bounded by
- * {@link RateLimitKeys#bounded(String)}. Outside a web request every caller shares the
- * limit ({@value MethodRateLimitKeyResolver#ALL_CALLERS}).
+ * the same handler all count on one quota. With {@link PathStyle#URI} the request's path
+ * is added, for a quota per path: decoded, without matrix parameters, with dot segments,
+ * double and trailing slashes resolved, so that no other spelling of one path (such as
+ * {@code %72}, {@code ;v=1} or {@code /a//b/}) is a fresh quota. Parts a client controls
+ * are bounded by {@link RateLimitKeys#bounded(String)}. Outside a web request every
+ * caller shares the limit ({@value MethodRateLimitKeyResolver#ALL_CALLERS}).
  */
 public class ServletRateLimitKeyResolver implements RateLimitKeyResolver {
+
+	private static final Pattern MULTIPLE_SLASHES = Pattern.compile("/{2,}");
 
 	private final PathStyle pathStyle;
 
@@ -49,8 +57,18 @@ public class ServletRateLimitKeyResolver implements RateLimitKeyResolver {
 			return MethodRateLimitKeyResolver.ALL_CALLERS;
 		}
 		String caller = caller(request);
-		return (this.pathStyle == PathStyle.URI) ? caller + ":" + RateLimitKeys.bounded(request.getRequestURI())
-				: caller;
+		return (this.pathStyle == PathStyle.URI) ? caller + ":" + RateLimitKeys.bounded(path(request)) : caller;
+	}
+
+	/**
+	 * Return the request's path within the application in one spelling.
+	 * @param request the request
+	 * @return the path, such as {@code /orders/42}
+	 */
+	protected String path(HttpServletRequest request) {
+		String path = StringUtils.cleanPath(UrlPathHelper.defaultInstance.getPathWithinApplication(request));
+		path = MULTIPLE_SLASHES.matcher(path).replaceAll("/");
+		return (path.length() > 1 && path.endsWith("/")) ? path.substring(0, path.length() - 1) : path;
 	}
 
 	/**
