@@ -23,7 +23,7 @@ import dev.limiter.store.LimiterRedisConnection;
  * ({@code spring-boot-actuator}) alike.
  */
 @AutoConfiguration(after = LimiterAutoConfiguration.class)
-@ConditionalOnProperty(prefix = "limiter", name = "enabled", havingValue = "true", matchIfMissing = true)
+@ConditionalOnLimiterEnabled
 @Conditional(LimiterHealthAutoConfiguration.OnHealthApiCondition.class)
 @ConditionalOnBean(RateLimiter.class)
 public final class LimiterHealthAutoConfiguration {

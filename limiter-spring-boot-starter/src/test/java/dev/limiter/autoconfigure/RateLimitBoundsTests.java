@@ -120,6 +120,31 @@ class RateLimitBoundsTests {
 				.hasStackTraceContaining(problem));
 	}
 
+	static Stream<Arguments> badSettings() {
+		return Stream.of(Arguments.of("limiter.enabled=maybe", "limiter.enabled"),
+				Arguments.of("limiter.store=sometimes", "limiter.store"),
+				Arguments.of("limiter.count-rejected=maybe", "limiter.count-rejected"),
+				Arguments.of("limiter.clock=sundial", "limiter.clock"),
+				Arguments.of("limiter.aspect-order=first", "limiter.aspect-order"),
+				Arguments.of("limiter.timeout=soon", "limiter.timeout"),
+				Arguments.of("limiter.timeout=-1s", "limiter.timeout"),
+				Arguments.of("limiter.failure.policy=sometimes", "limiter.failure.policy"),
+				Arguments.of("limiter.failure.status=500", "limiter.failure.status"),
+				Arguments.of("limiter.breaker.failure-threshold=0", "limiter.breaker.failure-threshold"),
+				Arguments.of("limiter.breaker.open-duration=-1s", "limiter.breaker.open-duration"),
+				Arguments.of("limiter.local-cache.enabled=maybe", "limiter.local-cache.enabled"),
+				Arguments.of("limiter.web.headers=all", "limiter.web.headers"),
+				Arguments.of("limiter.web.path-style=route", "limiter.web.path-style"),
+				Arguments.of("limiter.key-prefix={app}:", "limiter.key-prefix"));
+	}
+
+	@ParameterizedTest(name = "{0}")
+	@MethodSource("badSettings")
+	void everyBadSettingStopsStartupNamingTheProperty(String setting, String property) {
+		this.contextRunner.withPropertyValues(setting)
+			.run((context) -> assertThat(context).hasFailed().getFailure().hasStackTraceContaining(property));
+	}
+
 	@Test
 	void badPropertyNamesItsOwnLimitNotTheDefault() {
 		this.contextRunner.withPropertyValues("limiter.limits.x.threshold=0")
