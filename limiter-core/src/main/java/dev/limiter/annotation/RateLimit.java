@@ -51,7 +51,7 @@ public @interface RateLimit {
 	/**
 	 * A SpEL expression over the method's parameters by name (such as {@code "#user"}),
 	 * beans ({@code @bean}) and the request that gives the key; empty for the default key
-	 * (the user and the route).
+	 * (the method and the user).
 	 * @return the key expression
 	 */
 	String key() default "";

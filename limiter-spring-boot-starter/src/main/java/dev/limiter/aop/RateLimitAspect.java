@@ -148,7 +148,7 @@ public class RateLimitAspect implements Ordered {
 
 	/**
 	 * Evaluate the key expression; when it fails or gives nothing, fall back to the
-	 * default key (the user and the route).
+	 * default key (the method and the user).
 	 * <p>
 	 * The failure policy is not applied here on purpose: it answers "the store is down",
 	 * not "a client sent something odd". Admitting the call would let a client bypass the
@@ -164,7 +164,7 @@ public class RateLimitAspect implements Ordered {
 		catch (RuntimeException ex) {
 			String message = "Rate-limit key '" + operation.getKeySource() + "' of " + operation.getDescription()
 					+ " could not be evaluated (" + ex.getMessage()
-					+ "); the call is limited under the default key (the user and the route) instead";
+					+ "); the call is limited under the default key (the method and the user) instead";
 			if (this.keyFailuresLogged.add(operation.getMethod())) {
 				logger.warn(message + ". Later failures of this key are logged at debug level.");
 			}
