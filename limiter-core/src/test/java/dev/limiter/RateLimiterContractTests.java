@@ -40,6 +40,9 @@ public abstract class RateLimiterContractTests {
 	 */
 	protected abstract List<RateLimiter> instances(int count);
 
+	/** The system property that sets how many random schedules a run checks. */
+	public static final String SCHEDULES_PROPERTY = "limiter.test.schedules";
+
 	private final MutableClock clock = MutableClock.startingNow();
 
 	@Test
@@ -222,6 +225,52 @@ public abstract class RateLimiterContractTests {
 		}
 		assertThat(oracle.admitted()).isGreaterThan(1_000);
 		assertThat(oracle.violations()).isEmpty();
+	}
+
+	/**
+	 * Random schedules, each on a key of its own: one to three limits of random
+	 * thresholds and windows, random permits and gaps. Every decision is checked against
+	 * the definition: admitted only if every limit's window keeps within its threshold,
+	 * rejected only if one would not. {@value #SCHEDULES_PROPERTY} sets how many (the
+	 * {@code nightly} Maven profile runs 10,000).
+	 */
+	@Test
+	void randomSchedulesAreCheckedAgainstTheOracle() {
+		int schedules = Integer.getInteger(SCHEDULES_PROPERTY, 100);
+		long seed = Long.getLong(SCHEDULES_PROPERTY + ".seed", System.nanoTime());
+		Random random = new Random(seed);
+		RateLimiter limiter = limiter(this.clock, false);
+		List<String> violations = new ArrayList<>();
+		for (int schedule = 0; schedule < schedules && violations.isEmpty(); schedule++) {
+			List<Limit> limits = new ArrayList<>();
+			for (int i = 0, count = 1 + random.nextInt(3); i < count; i++) {
+				limits.add(Limit.of(1 + random.nextInt(20), Duration.ofMillis(1 + random.nextInt(2_000))));
+			}
+			long smallest = limits.stream().mapToLong(Limit::threshold).min().getAsLong();
+			List<long[]> admitted = new ArrayList<>();
+			for (int call = 0; call < 40; call++) {
+				this.clock.advance(Duration.ofNanos(random.nextInt(400_000) * 1_000L));
+				long permits = (random.nextInt(4) == 0) ? 1 + random.nextInt((int) smallest) : 1;
+				Decision decision = limiter.acquire("schedule-" + schedule, permits, limits);
+				long now = decision.decidedAtMicros();
+				boolean fits = true;
+				for (Limit limit : limits) {
+					long inWindow = 0;
+					for (long[] entry : admitted) {
+						inWindow += (entry[0] > now - limit.periodMicros()) ? entry[1] : 0;
+					}
+					fits &= inWindow + permits <= limit.threshold();
+				}
+				if (decision.isAllowed() != fits) {
+					violations.add("seed " + seed + ", schedule " + schedule + " " + limits + ", call " + call + ": "
+							+ (decision.isAllowed() ? "admitted" : "rejected") + " " + permits + " at " + now);
+				}
+				if (decision.isAllowed()) {
+					admitted.add(new long[] { now, permits });
+				}
+			}
+		}
+		assertThat(violations).isEmpty();
 	}
 
 	@Test
