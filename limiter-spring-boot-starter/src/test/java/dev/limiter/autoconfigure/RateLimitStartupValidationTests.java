@@ -1,8 +1,13 @@
 package dev.limiter.autoconfigure;
 
+import java.time.Duration;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
@@ -10,19 +15,179 @@ import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.util.ReflectionUtils;
 
+import dev.limiter.FailurePolicy;
+import dev.limiter.Limit;
 import dev.limiter.annotation.RateLimit;
+import dev.limiter.aop.RateLimitOperation;
+import dev.limiter.aop.RateLimitOperationSource;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Tests that bad {@link RateLimit @RateLimit} annotations stop the application at startup
- * with a message from {@link InvalidRateLimitFailureAnalyzer}.
+ * The one home of startup validation: every {@code @RateLimit} and {@code limiter.*}
+ * setting out of range stops the start with a message that names the method or the
+ * property and what to fix (from the failure analyzers); in range is accepted as it is.
  */
 class RateLimitStartupValidationTests {
 
 	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
 		.withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, LimiterAutoConfiguration.class));
+
+	static Stream<Arguments> badAnnotations() {
+		return Stream.of(
+				Arguments.of(NegativeThreshold.class, "threshold must be between 1 and 2147483647, was -1",
+						"Set threshold"),
+				Arguments.of(MaxLongThreshold.class,
+						"threshold must be between 1 and 2147483647, was 9223372036854775807", "Set threshold"),
+				Arguments.of(AboveIntThreshold.class, "threshold must be between 1 and 2147483647, was 2147483648",
+						"Set threshold"),
+				Arguments.of(NegativePeriod.class, "period must be between 1ms and 36500 days, was PT-5S",
+						"Set period"),
+				Arguments.of(MaxLongSeconds.class, "period must be between 1ms and 36500 days", "Set period"),
+				Arguments.of(MaxLongDays.class, "period 9223372036854775807 DAYS does not fit in a Duration",
+						"Set period to a positive window of at most 36500 days"),
+				Arguments.of(SubMillisecondPeriod.class, "period must be between 1ms and 36500 days, was PT0.0005S",
+						"Set period"),
+				Arguments.of(FractionalMilliseconds.class, "period must be a whole number of milliseconds",
+						"Set period"),
+				Arguments.of(OverAHundredYears.class, "period must be between 1ms and 36500 days, was PT876024H",
+						"Set period"),
+				Arguments.of(ZeroPermits.class, "permits must be between 1 and the smallest threshold",
+						"Lower permits"),
+				Arguments.of(TwoFailurePolicies.class, "failurePolicy has 2 values [FAIL_OPEN, FAIL_CLOSED]",
+						"Give failurePolicy at most one value"),
+				Arguments.of(NegativeLocalThreshold.class, "localThreshold must be between 0 (the threshold)",
+						"Set localThreshold"),
+				Arguments.of(MaxLongLocalThreshold.class, "was 9223372036854775807", "Set localThreshold"));
+	}
+
+	@ParameterizedTest(name = "{0}")
+	@MethodSource("badAnnotations")
+	void badAnnotationStopsStartup(Class<?> configuration, String problem, String fix) {
+		this.contextRunner.withUserConfiguration(configuration).run((context) -> {
+			assertThat(context).hasFailed();
+			FailureAnalysis analysis = new InvalidRateLimitFailureAnalyzer().analyze(context.getStartupFailure());
+			assertThat(analysis).isNotNull();
+			assertThat(analysis.getDescription()).contains(configuration.getName() + ".call()").contains(problem);
+			assertThat(analysis.getAction()).startsWith(fix);
+		});
+	}
+
+	@Test
+	void annotationAtTheLimitsIsAccepted() {
+		this.contextRunner.withUserConfiguration(AtTheLimits.class).run((context) -> {
+			assertThat(context).hasNotFailed();
+			Limit limit = limit(context.getBean(RateLimitOperationSource.class), AtTheLimits.class);
+			assertThat(limit.threshold()).isEqualTo(Limit.MAX_THRESHOLD);
+			assertThat(limit.period()).isEqualTo(Duration.ofDays(36_500));
+			assertThat(limit.failurePolicy()).isEqualTo(FailurePolicy.LOCAL);
+			assertThat(limit.localThreshold()).isEqualTo(Limit.MAX_THRESHOLD);
+		});
+	}
+
+	@Test
+	void oneMillisecondIsAccepted() {
+		this.contextRunner.withUserConfiguration(OneMillisecond.class).run((context) -> {
+			assertThat(context).hasNotFailed();
+			assertThat(limit(context.getBean(RateLimitOperationSource.class), OneMillisecond.class).period())
+				.isEqualTo(Duration.ofMillis(1));
+		});
+	}
+
+	static Stream<Arguments> badProperties() {
+		return Stream.of(Arguments.of("threshold=0", "limiter.limits.x.threshold", "was 0"),
+				Arguments.of("threshold=-1", "limiter.limits.x.threshold", "was -1"),
+				Arguments.of("threshold=9223372036854775807", "limiter.limits.x.threshold", "was 9223372036854775807"),
+				Arguments.of("threshold=9223372036854775808", "limiter.limits.x.threshold", "Failed to bind"),
+				Arguments.of("period=0s", "limiter.limits.x.period", "was PT0S"),
+				Arguments.of("period=-1s", "limiter.limits.x.period", "was PT-1S"),
+				Arguments.of("period=500us", "limiter.limits.x.period", "was PT0.0005S"),
+				Arguments.of("period=1500us", "limiter.limits.x.period", "whole number of milliseconds"),
+				Arguments.of("period=36501d", "limiter.limits.x.period", "was PT876024H"),
+				Arguments.of("period=9223372036854775807d", "limiter.limits.x.period", "Failed to bind"),
+				Arguments.of("local-threshold=-1", "limiter.limits.x.local-threshold", "was -1"),
+				Arguments.of("failure-policy=sometimes", "limiter.limits.x.failure-policy", "Failed to bind"));
+	}
+
+	@ParameterizedTest(name = "limiter.limits.x.{0}")
+	@MethodSource("badProperties")
+	void badPropertyStopsStartupNamingTheProperty(String property, String name, String problem) {
+		this.contextRunner.withPropertyValues("limiter.limits.x." + property)
+			.run((context) -> assertThat(context).hasFailed()
+				.getFailure()
+				.hasStackTraceContaining(name)
+				.hasStackTraceContaining(problem));
+	}
+
+	static Stream<Arguments> badSettings() {
+		return Stream.of(Arguments.of("limiter.enabled=maybe", "limiter.enabled"),
+				Arguments.of("limiter.store=sometimes", "limiter.store"),
+				Arguments.of("limiter.count-rejected=maybe", "limiter.count-rejected"),
+				Arguments.of("limiter.clock=sundial", "limiter.clock"),
+				Arguments.of("limiter.aspect-order=first", "limiter.aspect-order"),
+				Arguments.of("limiter.timeout=soon", "limiter.timeout"),
+				Arguments.of("limiter.timeout=-1s", "limiter.timeout"),
+				Arguments.of("limiter.failure.policy=sometimes", "limiter.failure.policy"),
+				Arguments.of("limiter.failure.status=500", "limiter.failure.status"),
+				Arguments.of("limiter.breaker.failure-threshold=0", "limiter.breaker.failure-threshold"),
+				Arguments.of("limiter.breaker.open-duration=-1s", "limiter.breaker.open-duration"),
+				Arguments.of("limiter.local-cache.enabled=maybe", "limiter.local-cache.enabled"),
+				Arguments.of("limiter.web.headers=all", "limiter.web.headers"),
+				Arguments.of("limiter.web.path-style=route", "limiter.web.path-style"),
+				Arguments.of("limiter.key-prefix={app}:", "limiter.key-prefix"));
+	}
+
+	@ParameterizedTest(name = "{0}")
+	@MethodSource("badSettings")
+	void everyBadSettingStopsStartupNamingTheProperty(String setting, String property) {
+		this.contextRunner.withPropertyValues(setting)
+			.run((context) -> assertThat(context).hasFailed().getFailure().hasStackTraceContaining(property));
+	}
+
+	@Test
+	void badPropertyNamesItsOwnLimitNotTheDefault() {
+		this.contextRunner.withPropertyValues("limiter.limits.x.threshold=0")
+			.run((context) -> assertThat(context).hasFailed()
+				.getFailure()
+				.hasStackTraceContaining("limiter.limits.x.threshold")
+				.hasStackTraceContaining("(limit 'x')")
+				.satisfies(
+						(failure) -> assertThat(failure.toString() + failure.getCause()).doesNotContain("'default'")));
+	}
+
+	@Test
+	void propertiesAtTheLimitsAreAcceptedAndWinOverTheAnnotation() {
+		this.contextRunner.withUserConfiguration(Named.class)
+			.withPropertyValues("limiter.limits.x.threshold=2147483647", "limiter.limits.x.period=36500d",
+					"limiter.limits.x.failure-policy=fail-closed", "limiter.limits.x.local-threshold=0")
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				Limit limit = limit(context.getBean(RateLimitOperationSource.class), Named.class);
+				assertThat(limit.threshold()).isEqualTo(Limit.MAX_THRESHOLD);
+				assertThat(limit.period()).isEqualTo(Duration.ofDays(36_500));
+				// Over the annotation's LOCAL and 3.
+				assertThat(limit.failurePolicy()).isEqualTo(FailurePolicy.FAIL_CLOSED);
+				assertThat(limit.localThreshold()).isEqualTo(Limit.MAX_THRESHOLD);
+			});
+	}
+
+	@Test
+	void propertiesLeaveTheAnnotationsFailureSettingsWhenUnset() {
+		this.contextRunner.withUserConfiguration(Named.class)
+			.withPropertyValues("limiter.limits.x.threshold=10")
+			.run((context) -> {
+				Limit limit = limit(context.getBean(RateLimitOperationSource.class), Named.class);
+				assertThat(limit.failurePolicy()).isEqualTo(FailurePolicy.LOCAL);
+				assertThat(limit.localThreshold()).isEqualTo(3);
+			});
+	}
+
+	private static Limit limit(RateLimitOperationSource source, Class<?> type) {
+		RateLimitOperation operation = source.getOperation(ReflectionUtils.findMethod(type, "call"), type);
+		return operation.getLimits().get(0);
+	}
 
 	@Test
 	void missingThreshold() {
@@ -106,6 +271,152 @@ class RateLimitStartupValidationTests {
 		});
 		assertThat(analysis[0]).isNotNull();
 		return analysis[0];
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class NegativeThreshold {
+
+		@RateLimit(threshold = -1)
+		public void call() {
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class MaxLongThreshold {
+
+		@RateLimit(threshold = Long.MAX_VALUE)
+		public void call() {
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class AboveIntThreshold {
+
+		@RateLimit(threshold = Integer.MAX_VALUE + 1L)
+		public void call() {
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class NegativePeriod {
+
+		@RateLimit(threshold = 1, period = -5)
+		public void call() {
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class MaxLongSeconds {
+
+		@RateLimit(threshold = 1, period = Long.MAX_VALUE)
+		public void call() {
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class MaxLongDays {
+
+		@RateLimit(threshold = 1, period = Long.MAX_VALUE, unit = TimeUnit.DAYS)
+		public void call() {
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class SubMillisecondPeriod {
+
+		@RateLimit(threshold = 1, period = 500, unit = TimeUnit.MICROSECONDS)
+		public void call() {
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class FractionalMilliseconds {
+
+		@RateLimit(threshold = 1, period = 1500, unit = TimeUnit.MICROSECONDS)
+		public void call() {
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class OverAHundredYears {
+
+		// 100 years of 365 days, plus one day.
+		@RateLimit(threshold = 1, period = 36_501, unit = TimeUnit.DAYS)
+		public void call() {
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class ZeroPermits {
+
+		@RateLimit(threshold = 1, permits = 0)
+		public void call() {
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class TwoFailurePolicies {
+
+		@RateLimit(threshold = 1, failurePolicy = { FailurePolicy.FAIL_OPEN, FailurePolicy.FAIL_CLOSED })
+		public void call() {
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class NegativeLocalThreshold {
+
+		@RateLimit(threshold = 1, failurePolicy = FailurePolicy.LOCAL, localThreshold = -1)
+		public void call() {
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class MaxLongLocalThreshold {
+
+		@RateLimit(threshold = 1, localThreshold = Long.MAX_VALUE)
+		public void call() {
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class AtTheLimits {
+
+		@RateLimit(threshold = Integer.MAX_VALUE, period = 36_500, unit = TimeUnit.DAYS,
+				failurePolicy = FailurePolicy.LOCAL, localThreshold = Integer.MAX_VALUE)
+		public void call() {
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class OneMillisecond {
+
+		@RateLimit(threshold = 1, period = 1, unit = TimeUnit.MILLISECONDS)
+		public void call() {
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class Named {
+
+		@RateLimit(name = "x", threshold = 5, failurePolicy = FailurePolicy.LOCAL, localThreshold = 3)
+		public void call() {
+		}
+
 	}
 
 	@Configuration(proxyBeanMethods = false)
