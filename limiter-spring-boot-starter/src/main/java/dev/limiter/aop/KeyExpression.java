@@ -50,22 +50,28 @@ final class KeyExpression {
 
 	private final List<KeyVariable> variables;
 
-	private KeyExpression(String source, Expression expression, List<KeyVariable> variables) {
+	private final BeanFactoryResolver beanResolver;
+
+	private KeyExpression(String source, Expression expression, List<KeyVariable> variables,
+			BeanFactoryResolver beanResolver) {
 		this.source = source;
 		this.expression = expression;
 		this.variables = List.copyOf(variables);
+		this.beanResolver = beanResolver;
 	}
 
 	/**
 	 * Parse and check a key expression.
 	 * @param parser the parser
+	 * @param beanResolver resolves {@code @bean} references, or {@code null}
 	 * @param description the method as shown in errors
 	 * @param method the method whose parameters the expression reads
 	 * @param source the expression
 	 * @return the expression
 	 * @throws InvalidRateLimitException if it does not parse or names a missing variable
 	 */
-	static KeyExpression parse(SpelExpressionParser parser, String description, Method method, String source) {
+	static KeyExpression parse(SpelExpressionParser parser, BeanFactoryResolver beanResolver, String description,
+			Method method, String source) {
 		Expression expression;
 		try {
 			expression = parser.parseExpression(source);
@@ -75,7 +81,7 @@ final class KeyExpression {
 					"key '" + source + "' is not a valid SpEL expression: " + ex.getSimpleMessage(),
 					"Correct the key expression, such as key = \"#user\" or key = \"#order.customerId\".");
 		}
-		return new KeyExpression(source, expression, variables(description, method, source, expression));
+		return new KeyExpression(source, expression, variables(description, method, source, expression), beanResolver);
 	}
 
 	String source() {
@@ -85,17 +91,16 @@ final class KeyExpression {
 	/**
 	 * Evaluate the expression for one call.
 	 * @param invocation the call
-	 * @param beanResolver resolves {@code @bean} references, or {@code null}
 	 * @return the key: the operation's scope and the bounded value of the expression
 	 * @throws IllegalStateException if the expression gives {@code null} or a blank value
 	 */
-	String evaluate(RateLimitInvocation invocation, BeanFactoryResolver beanResolver) {
+	String evaluate(RateLimitInvocation invocation) {
 		RateLimitOperation operation = invocation.operation();
 		Object[] arguments = invocation.arguments();
 		StandardEvaluationContext context = new StandardEvaluationContext();
 		context.setPropertyAccessors(propertyAccessors);
-		if (beanResolver != null) {
-			context.setBeanResolver(beanResolver);
+		if (this.beanResolver != null) {
+			context.setBeanResolver(this.beanResolver);
 		}
 		for (KeyVariable variable : this.variables) {
 			Object value = (variable.index() == KeyVariable.REQUEST) ? invocation.request()

@@ -10,6 +10,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
+import org.springframework.beans.factory.BeanFactory;
+import org.springframework.context.expression.BeanFactoryResolver;
 import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.core.annotation.AnnotationUtils;
 import org.springframework.expression.spel.SpelCompilerMode;
@@ -42,17 +44,22 @@ public class RateLimitAnnotationParser {
 
 	private final SpelExpressionParser parser;
 
+	private final BeanFactoryResolver beanResolver;
+
 	/**
 	 * Create a parser.
 	 * @param namedLimits the named limits of the configuration
+	 * @param beanFactory the bean factory that resolves {@code @bean} references in key
+	 * expressions, or {@code null}
 	 */
-	public RateLimitAnnotationParser(Map<String, LimiterProperties.NamedLimit> namedLimits) {
+	public RateLimitAnnotationParser(Map<String, LimiterProperties.NamedLimit> namedLimits, BeanFactory beanFactory) {
 		if (namedLimits == null) {
 			throw new IllegalArgumentException("namedLimits must not be null");
 		}
 		this.namedLimits = Map.copyOf(namedLimits);
 		ClassLoader classLoader = ClassUtils.getDefaultClassLoader();
 		this.parser = new SpelExpressionParser(new SpelParserConfiguration(SpelCompilerMode.MIXED, classLoader));
+		this.beanResolver = (beanFactory != null) ? new BeanFactoryResolver(beanFactory) : null;
 	}
 
 	/**
@@ -121,7 +128,7 @@ public class RateLimitAnnotationParser {
 		String keySource = keys.iterator().next();
 		String scope = scope(method, annotations);
 		KeyExpression keyExpression = keySource.isEmpty() ? null
-				: KeyExpression.parse(this.parser, description, method, keySource);
+				: KeyExpression.parse(this.parser, this.beanResolver, description, method, keySource);
 		return new RateLimitOperation(method, scope, description, limits, messages, cost, keySource, keyExpression);
 	}
 

@@ -159,7 +159,7 @@ public class RateLimitAspect implements Ordered {
 	private String evaluateKey(RateLimitInvocation invocation) {
 		RateLimitOperation operation = invocation.operation();
 		try {
-			return this.operationSource.evaluateKey(invocation);
+			return operation.getKeyExpression().evaluate(invocation);
 		}
 		catch (RuntimeException ex) {
 			String message = "Rate-limit key '" + operation.getKeySource() + "' of " + operation.getDescription()

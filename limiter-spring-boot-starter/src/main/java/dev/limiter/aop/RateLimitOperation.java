@@ -7,10 +7,9 @@ import dev.limiter.Limit;
 import dev.limiter.key.RateLimitKeys;
 
 /**
- * The resolved rate limits of one method: every {@link dev.limiter.annotation.RateLimit
- *
- * @RateLimit} on the method and on its class, with names completed from the
- * configuration, checked together in one call to the engine.
+ * The resolved rate limits of one method: every {@code @RateLimit} on the method and on
+ * its class, with names completed from the configuration, checked together in one call to
+ * the engine.
  */
 public final class RateLimitOperation {
 

@@ -7,16 +7,12 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
-import org.springframework.beans.factory.BeanFactory;
-import org.springframework.context.expression.BeanFactoryResolver;
 import org.springframework.util.ClassUtils;
-
-import dev.limiter.key.RateLimitInvocation;
 
 /**
  * The registry of rate-limited methods: builds each method's {@link RateLimitOperation}
  * once with a {@link RateLimitAnnotationParser}, so that the hot path only looks it up,
- * evaluates key expressions, and lists every operation it knows.
+ * and lists every operation it knows.
  */
 public class RateLimitOperationSource {
 
@@ -24,32 +20,17 @@ public class RateLimitOperationSource {
 
 	private final RateLimitAnnotationParser parser;
 
-	private final BeanFactoryResolver beanResolver;
-
 	private final Map<Method, Object> cache = new ConcurrentHashMap<>(64);
 
 	/**
 	 * Create a source.
 	 * @param parser the parser of the annotations
-	 * @param beanFactory the bean factory that resolves {@code @bean} references in key
-	 * expressions, or {@code null}
 	 */
-	public RateLimitOperationSource(RateLimitAnnotationParser parser, BeanFactory beanFactory) {
+	public RateLimitOperationSource(RateLimitAnnotationParser parser) {
 		if (parser == null) {
 			throw new IllegalArgumentException("parser must not be null");
 		}
 		this.parser = parser;
-		this.beanResolver = (beanFactory != null) ? new BeanFactoryResolver(beanFactory) : null;
-	}
-
-	/**
-	 * Return the methods of a class that are rate limited: those annotated themselves,
-	 * and every public instance method declared by an annotated class.
-	 * @param type the class
-	 * @return the rate-limited methods
-	 */
-	public static List<Method> findRateLimitedMethods(Class<?> type) {
-		return RateLimitAnnotationParser.findRateLimitedMethods(type);
 	}
 
 	/**
@@ -83,16 +64,6 @@ public class RateLimitOperationSource {
 			}
 		}
 		return operations;
-	}
-
-	/**
-	 * Evaluate the key expression of an operation for one call.
-	 * @param invocation the call, whose operation has a key expression
-	 * @return the key: the operation's scope and the bounded value of the expression
-	 * @throws IllegalStateException if the expression gives {@code null} or a blank value
-	 */
-	public String evaluateKey(RateLimitInvocation invocation) {
-		return invocation.operation().getKeyExpression().evaluate(invocation, this.beanResolver);
 	}
 
 }

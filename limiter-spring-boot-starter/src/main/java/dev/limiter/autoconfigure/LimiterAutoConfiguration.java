@@ -1,8 +1,5 @@
 package dev.limiter.autoconfigure;
 
-import java.util.LinkedHashMap;
-import java.util.Map;
-
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -10,7 +7,6 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
-import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.context.ApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Conditional;
@@ -19,7 +15,6 @@ import org.springframework.context.annotation.Import;
 import org.springframework.http.HttpStatusCode;
 import org.springframework.web.servlet.DispatcherServlet;
 
-import dev.limiter.Limit;
 import dev.limiter.RateLimiter;
 import dev.limiter.aop.RateLimitAnnotationParser;
 import dev.limiter.aop.RateLimitAspect;
@@ -70,7 +65,7 @@ public final class LimiterAutoConfiguration {
 		@Bean
 		@ConditionalOnMissingBean
 		RateLimitOperationSource rateLimitOperationSource(LimiterProperties properties, BeanFactory beanFactory) {
-			return new RateLimitOperationSource(new RateLimitAnnotationParser(properties.getLimits()), beanFactory);
+			return new RateLimitOperationSource(new RateLimitAnnotationParser(properties.getLimits(), beanFactory));
 		}
 
 		@Bean

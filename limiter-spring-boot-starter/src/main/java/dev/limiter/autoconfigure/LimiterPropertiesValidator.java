@@ -34,8 +34,7 @@ final class LimiterPropertiesValidator {
 		}
 		int status = properties.getFailure().getStatus();
 		// Both statuses tell a client to come back after Retry-After; 503 says the
-		// service
-		// is unavailable, 429 hides the outage behind a rate limit.
+		// service is unavailable, 429 hides the outage behind a rate limit.
 		if (status != 503 && status != 429) {
 			throw new InvalidConfigurationPropertyValueException("limiter.failure.status", status,
 					"The status must be 503 (Service Unavailable) or 429 (Too Many Requests).");

@@ -9,6 +9,7 @@ import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.aop.support.AopUtils;
 
+import dev.limiter.aop.RateLimitAnnotationParser;
 import dev.limiter.aop.RateLimitOperationSource;
 
 /**
@@ -34,7 +35,7 @@ class RateLimitAnnotationValidator implements BeanPostProcessor {
 	}
 
 	private Boolean check(Class<?> type) {
-		List<Method> methods = RateLimitOperationSource.findRateLimitedMethods(type);
+		List<Method> methods = RateLimitAnnotationParser.findRateLimitedMethods(type);
 		RateLimitOperationSource source = methods.isEmpty() ? null : this.operationSource.getIfAvailable();
 		if (source == null) {
 			return Boolean.FALSE;

@@ -152,9 +152,8 @@ final class RedisStoreConfiguration {
 	private static void warmUp(RateLimiter store) {
 		// Run the script once before the first request, where nobody waits: it loads
 		// the script into Redis and warms the call path. The key holds one entry for
-		// a
-		// millisecond. One attempt: a slow answer is waited for by the runner itself,
-		// and an absent Redis was reported by the connection's warm-up.
+		// a millisecond. One attempt: a slow answer is waited for by the runner
+		// itself, and an absent Redis was reported by the connection's warm-up.
 		try {
 			store.acquire("limiter:warm-up", WARM_UP_LIMIT);
 		}
@@ -162,8 +161,7 @@ final class RedisStoreConfiguration {
 			String denied = permissionDenied(ex);
 			if (denied != null) {
 				// Not an outage that the failure policy should cover: every call
-				// would be
-				// decided without Redis, forever.
+				// would be decided without Redis, forever.
 				throw new LimiterSetupException(
 						"Limiter cannot run its rate-limit script: the Redis user may not run scripts (" + denied + ")",
 						"Grant the Redis user the scripting commands (ACL SETUSER <user> +evalsha +eval, or "

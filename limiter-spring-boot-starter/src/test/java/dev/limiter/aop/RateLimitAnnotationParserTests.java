@@ -6,19 +6,22 @@ import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.Test;
 
+import org.springframework.beans.factory.support.StaticListableBeanFactory;
 import org.springframework.boot.convert.DurationStyle;
 
 import dev.limiter.FailurePolicy;
 import dev.limiter.Limit;
 import dev.limiter.annotation.RateLimit;
 import dev.limiter.autoconfigure.LimiterProperties;
+import dev.limiter.key.RateLimitInvocation;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 class RateLimitAnnotationParserTests {
 
-	private final RateLimitAnnotationParser parser = new RateLimitAnnotationParser(Map.of("search", named(3, "10s")));
+	private final RateLimitAnnotationParser parser = new RateLimitAnnotationParser(Map.of("search", named(3, "10s")),
+			null);
 
 	@Test
 	void readsTheLimitsOfAMethodAndItsClassWithTheMethodAsScope() throws Exception {
@@ -49,6 +52,17 @@ class RateLimitAnnotationParserTests {
 		RateLimitOperation operation = this.parser.parse(Named.class.getMethod("perTenant", String.class));
 		assertThat(operation.getKeyExpression().source()).isEqualTo("#tenant");
 		assertThat(operation.getKeySource()).isEqualTo("#tenant");
+	}
+
+	@Test
+	void aSpelKeyReadsParametersAndBeansOfTheParsersBeanFactory() throws Exception {
+		StaticListableBeanFactory beanFactory = new StaticListableBeanFactory();
+		beanFactory.addBean("region", "eu");
+		RateLimitAnnotationParser parser = new RateLimitAnnotationParser(Map.of(), beanFactory);
+		RateLimitOperation operation = parser.parse(Named.class.getMethod("perTenantAndRegion", String.class));
+		RateLimitInvocation invocation = new RateLimitInvocation(operation, Named.class, new Object[] { "acme" }, null);
+		assertThat(operation.getKeyExpression().evaluate(invocation))
+			.isEqualTo("m:" + Named.class.getName() + ".perTenantAndRegion:acme@eu");
 	}
 
 	@Test
@@ -105,6 +119,10 @@ class RateLimitAnnotationParserTests {
 
 		@RateLimit(threshold = 5, key = "#tenant")
 		public void perTenant(String tenant) {
+		}
+
+		@RateLimit(threshold = 5, key = "#tenant + '@' + @region")
+		public void perTenantAndRegion(String tenant) {
 		}
 
 	}
