@@ -11,15 +11,11 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
-import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
 import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
-import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
-import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.mock.web.MockHttpServletResponse;
 import org.springframework.test.web.servlet.MockMvc;
 import org.springframework.test.web.servlet.request.MockHttpServletRequestBuilder;
@@ -31,10 +27,11 @@ import org.springframework.web.filter.ForwardedHeaderFilter;
 import org.springframework.web.servlet.config.annotation.EnableWebMvc;
 
 import dev.limiter.annotation.RateLimit;
-import dev.limiter.autoconfigure.LimiterAutoConfiguration;
-import dev.limiter.test.RedisServer;
 
 import static dev.limiter.web.WebTests.call;
+import static dev.limiter.web.WebTests.keys;
+import static dev.limiter.web.WebTests.mvc;
+import static dev.limiter.web.WebTests.redis;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.springframework.test.web.servlet.request.MockMvcRequestBuilders.get;
 
@@ -46,14 +43,10 @@ import static org.springframework.test.web.servlet.request.MockMvcRequestBuilder
 @ExtendWith(OutputCaptureExtension.class)
 class HostileInputWebIntegrationTests {
 
-	private static final RedisServer redis = RedisServer.shared();
-
 	/** Prefix, braces, the bounded caller key (at most 200 characters) and the limit. */
 	private static final int MAX_KEY_LENGTH = 300;
 
-	private final WebApplicationContextRunner contextRunner = new WebApplicationContextRunner()
-		.withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, LimiterAutoConfiguration.class))
-		.withUserConfiguration(HostileConfiguration.class)
+	private final WebApplicationContextRunner contextRunner = WebTests.contextRunner(HostileConfiguration.class)
 		// A store error then shows as a 503 instead of passing silently.
 		.withPropertyValues("limiter.failure.policy=fail-closed");
 
@@ -74,7 +67,7 @@ class HostileInputWebIntegrationTests {
 	@MethodSource("hostileNames")
 	void hostileUserNameGetsItsOwnBoundedKeyInOneSlot(String description, String name) {
 		this.contextRunner.run((context) -> {
-			MockMvc mvc = MockMvcBuilders.webAppContextSetup(context).build();
+			MockMvc mvc = mvc(context);
 			assertThat(call(mvc, get("/greeting").principal(() -> name)).getStatus()).isEqualTo(200);
 			assertThat(call(mvc, get("/greeting").principal(() -> name)).getStatus()).isEqualTo(429);
 			// The same value as a SpEL key, from the path.
@@ -89,7 +82,7 @@ class HostileInputWebIntegrationTests {
 	@Test
 	void hostileUserNamesNeverShareAQuota() {
 		this.contextRunner.run((context) -> {
-			MockMvc mvc = MockMvcBuilders.webAppContextSetup(context).build();
+			MockMvc mvc = mvc(context);
 			List<String> names = hostileNames().map((arguments) -> (String) arguments.get()[1]).toList();
 			for (String name : names) {
 				assertThat(call(mvc, get("/greeting").principal(() -> name)).getStatus()).as(name).isEqualTo(200);
@@ -101,11 +94,11 @@ class HostileInputWebIntegrationTests {
 	@Test
 	void forwardedForIsIgnoredByDefault() {
 		this.contextRunner.run((context) -> {
-			MockMvc mvc = MockMvcBuilders.webAppContextSetup(context).build();
+			MockMvc mvc = mvc(context);
 			assertThat(call(mvc, get("/greeting").header("X-Forwarded-For", "1.1.1.1")).getStatus()).isEqualTo(200);
 			// A new spoofed address does not give a new quota.
 			assertThat(call(mvc, get("/greeting").header("X-Forwarded-For", "2.2.2.2")).getStatus()).isEqualTo(429);
-			assertThat(WebTests.keys(redis)).containsExactly(
+			assertThat(keys(redis)).containsExactly(
 					"limiter:{m:dev.limiter.web.HostileInputWebIntegrationTests$HostileController.greeting:ip:10.0.0.1}:1:60000");
 		});
 	}
@@ -119,7 +112,7 @@ class HostileInputWebIntegrationTests {
 			assertThat(call(mvc, get("/greeting").header("X-Forwarded-For", "2.2.2.2")).getStatus()).isEqualTo(200);
 			assertThat(call(mvc, get("/greeting").header("X-Forwarded-For", "2.2.2.2, 10.9.9.9")).getStatus())
 				.isEqualTo(429);
-			assertThat(WebTests.keys(redis)).containsExactlyInAnyOrder(
+			assertThat(keys(redis)).containsExactlyInAnyOrder(
 					"limiter:{m:dev.limiter.web.HostileInputWebIntegrationTests$HostileController.greeting:ip:1.1.1.1}:1:60000",
 					"limiter:{m:dev.limiter.web.HostileInputWebIntegrationTests$HostileController.greeting:ip:2.2.2.2}:1:60000");
 		});
@@ -128,7 +121,7 @@ class HostileInputWebIntegrationTests {
 	@Test
 	void keyThatEvaluatesToNullFallsBackToTheDefaultKey(CapturedOutput output) {
 		this.contextRunner.run((context) -> {
-			MockMvc mvc = MockMvcBuilders.webAppContextSetup(context).build();
+			MockMvc mvc = mvc(context);
 			assertThat(call(mvc, get("/api").header("X-Api-Key", "k1")).getStatus()).isEqualTo(200);
 			MockHttpServletResponse missing = call(mvc, get("/api"));
 			assertThat(missing.getStatus()).isEqualTo(200);
@@ -137,7 +130,7 @@ class HostileInputWebIntegrationTests {
 			MockHttpServletResponse again = call(mvc, get("/api"));
 			assertThat(again.getStatus()).isEqualTo(429);
 			assertNoStackTrace(again);
-			assertThat(WebTests.keys(redis)).hasSize(2)
+			assertThat(keys(redis)).hasSize(2)
 				.contains(
 						"limiter:{m:dev.limiter.web.HostileInputWebIntegrationTests$HostileController.api:ip:10.0.0.1}:1:60000");
 		});
@@ -149,7 +142,7 @@ class HostileInputWebIntegrationTests {
 	@Test
 	void keyThatThrowsFallsBackToTheDefaultKey(CapturedOutput output) {
 		this.contextRunner.run((context) -> {
-			MockMvc mvc = MockMvcBuilders.webAppContextSetup(context).build();
+			MockMvc mvc = mvc(context);
 			MockHttpServletResponse first = call(mvc, get("/orders/{id}", "not-a-number"));
 			assertThat(first.getStatus()).isEqualTo(200);
 			MockHttpServletResponse second = call(mvc, get("/orders/{id}", "still-not-a-number"));
@@ -168,7 +161,7 @@ class HostileInputWebIntegrationTests {
 	}
 
 	private static void assertBoundedSingleSlotKeys(int expected) {
-		List<String> keys = WebTests.keys(redis);
+		List<String> keys = keys(redis);
 		assertThat(keys).hasSize(expected).allSatisfy((key) -> {
 			assertThat(key.length()).isLessThan(MAX_KEY_LENGTH);
 			// One hash tag that nothing inside can end early: the key's slot is the
@@ -182,11 +175,6 @@ class HostileInputWebIntegrationTests {
 	@Configuration(proxyBeanMethods = false)
 	@EnableWebMvc
 	static class HostileConfiguration {
-
-		@Bean
-		LettuceConnectionFactory redisConnectionFactory() {
-			return new LettuceConnectionFactory(new RedisStandaloneConfiguration(redis.host(), redis.port()));
-		}
 
 		@Bean
 		HostileController hostileController() {

@@ -7,22 +7,19 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
 import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.test.web.servlet.MockMvc;
 import org.springframework.test.web.servlet.request.MockHttpServletRequestBuilder;
-import org.springframework.test.web.servlet.setup.MockMvcBuilders;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.RestController;
 import org.springframework.web.servlet.config.annotation.EnableWebMvc;
 
 import dev.limiter.annotation.RateLimit;
-import dev.limiter.autoconfigure.LimiterAutoConfiguration;
-import dev.limiter.test.RedisServer;
 
+import static dev.limiter.web.WebTests.mvc;
+import static dev.limiter.web.WebTests.redis;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.springframework.test.web.servlet.request.MockMvcRequestBuilders.get;
 import static org.springframework.test.web.servlet.request.MockMvcRequestBuilders.head;
@@ -33,11 +30,7 @@ import static org.springframework.test.web.servlet.request.MockMvcRequestBuilder
  */
 class KeyScopeWebIntegrationTests {
 
-	private static final RedisServer redis = RedisServer.shared();
-
-	private final WebApplicationContextRunner contextRunner = new WebApplicationContextRunner()
-		.withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, LimiterAutoConfiguration.class))
-		.withUserConfiguration(ScopeConfiguration.class, RateLimitWebIntegrationTests.RedisConfiguration.class);
+	private final WebApplicationContextRunner contextRunner = WebTests.contextRunner(ScopeConfiguration.class);
 
 	@BeforeEach
 	void flushRedis() {
@@ -47,7 +40,7 @@ class KeyScopeWebIntegrationTests {
 	@Test
 	void headAndGetOfOneHandlerShareItsQuota() {
 		this.contextRunner.run((context) -> {
-			MockMvc mvc = MockMvcBuilders.webAppContextSetup(context).build();
+			MockMvc mvc = mvc(context);
 			assertThat(statuses(mvc, get("/greet"), get("/greet"), head("/greet"), head("/greet"), get("/greet")))
 				.containsExactly(200, 200, 429, 429, 429);
 			assertThat(context.getBean(Greeter.class).calls()).isEqualTo(2);
@@ -57,7 +50,7 @@ class KeyScopeWebIntegrationTests {
 	@Test
 	void everyPatternOfOneHandlerSharesItsQuota() {
 		this.contextRunner.run((context) -> {
-			MockMvc mvc = MockMvcBuilders.webAppContextSetup(context).build();
+			MockMvc mvc = mvc(context);
 			assertThat(statuses(mvc, get("/hello"), get("/hi"), get("/hello"))).containsExactly(200, 200, 429);
 		});
 	}
@@ -65,7 +58,7 @@ class KeyScopeWebIntegrationTests {
 	@Test
 	void aLimitedControllerCallingALimitedServiceCountsEachOnItsOwnKey() {
 		this.contextRunner.run((context) -> {
-			MockMvc mvc = MockMvcBuilders.webAppContextSetup(context).build();
+			MockMvc mvc = mvc(context);
 			assertThat(statuses(mvc, get("/nested"), get("/nested"), get("/nested"), get("/nested")))
 				.containsExactly(200, 200, 200, 429);
 		});
@@ -74,7 +67,7 @@ class KeyScopeWebIntegrationTests {
 	@Test
 	void twoLimitedServiceMethodsInOneRequestCountApart() {
 		this.contextRunner.run((context) -> {
-			MockMvc mvc = MockMvcBuilders.webAppContextSetup(context).build();
+			MockMvc mvc = mvc(context);
 			assertThat(statuses(mvc, get("/both"), get("/both"), get("/both"))).containsExactly(200, 200, 200);
 			Service service = context.getBean(Service.class);
 			assertThat(service.firstCalls()).isEqualTo(3);
@@ -85,17 +78,17 @@ class KeyScopeWebIntegrationTests {
 	@Test
 	void methodsThatShareALimitNameShareItsCounter() {
 		this.contextRunner.run((context) -> {
-			MockMvc mvc = MockMvcBuilders.webAppContextSetup(context).build();
+			MockMvc mvc = mvc(context);
 			assertThat(statuses(mvc, get("/books"), get("/films"), get("/books"))).containsExactly(200, 200, 429);
 			assertThat(redis.command("KEYS", "limiter:*")).asList()
-				.containsExactly("limiter:{n:catalogue:ip:127.0.0.1}:2:60000");
+				.containsExactly("limiter:{n:catalogue:ip:" + WebTests.DEFAULT_CLIENT + "}:2:60000");
 		});
 	}
 
 	private static List<Integer> statuses(MockMvc mvc, MockHttpServletRequestBuilder... requests) throws Exception {
 		List<Integer> statuses = new ArrayList<>();
 		for (MockHttpServletRequestBuilder request : requests) {
-			statuses.add(mvc.perform(request).andReturn().getResponse().getStatus());
+			statuses.add(WebTests.call(mvc, request).getStatus());
 		}
 		return statuses;
 	}

@@ -12,22 +12,17 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
 import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
 import org.springframework.context.MessageSource;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.support.StaticMessageSource;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
-import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
-import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
 import org.springframework.mock.web.MockHttpServletResponse;
 import org.springframework.test.web.servlet.MockMvc;
 import org.springframework.test.web.servlet.request.MockHttpServletRequestBuilder;
-import org.springframework.test.web.servlet.setup.MockMvcBuilders;
 import org.springframework.web.bind.annotation.ExceptionHandler;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
@@ -38,13 +33,13 @@ import org.springframework.web.servlet.config.annotation.EnableWebMvc;
 import dev.limiter.RateLimitExceededException;
 import dev.limiter.RateLimiter;
 import dev.limiter.annotation.RateLimit;
-import dev.limiter.autoconfigure.LimiterAutoConfiguration;
 import dev.limiter.redis.RedisRateLimiter;
 import dev.limiter.resilience.ResilientRateLimiter;
 import dev.limiter.test.MutableClock;
-import dev.limiter.test.RedisServer;
 
 import static dev.limiter.web.WebTests.call;
+import static dev.limiter.web.WebTests.mvc;
+import static dev.limiter.web.WebTests.redis;
 import static dev.limiter.web.WebTests.remoteAddr;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.springframework.test.web.servlet.request.MockMvcRequestBuilders.get;
@@ -55,13 +50,9 @@ import static org.springframework.test.web.servlet.request.MockMvcRequestBuilder
  */
 class RateLimitWebIntegrationTests {
 
-	private static final RedisServer redis = RedisServer.shared();
-
 	private static final Instant START = Instant.parse("2026-01-01T00:00:00Z");
 
-	private final WebApplicationContextRunner contextRunner = new WebApplicationContextRunner()
-		.withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, LimiterAutoConfiguration.class))
-		.withUserConfiguration(WebConfiguration.class, RedisConfiguration.class);
+	private final WebApplicationContextRunner contextRunner = WebTests.contextRunner(WebConfiguration.class);
 
 	private final ObjectMapper objectMapper = new ObjectMapper();
 
@@ -73,7 +64,7 @@ class RateLimitWebIntegrationTests {
 	@Test
 	void callOverTheLimitGets429WithHeadersAndProblem() {
 		this.contextRunner.withUserConfiguration(ClockConfiguration.class).run((context) -> {
-			MockMvc mvc = MockMvcBuilders.webAppContextSetup(context).build();
+			MockMvc mvc = mvc(context);
 			MutableClock clock = context.getBean(MutableClock.class);
 			MockHttpServletResponse first = call(mvc, get("/greeting"));
 			assertThat(first.getStatus()).isEqualTo(200);
@@ -111,7 +102,7 @@ class RateLimitWebIntegrationTests {
 	void redisServerClockByDefault() {
 		this.contextRunner.run((context) -> {
 			assertThat(context.getBean(RateLimiter.class)).isInstanceOf(ResilientRateLimiter.class);
-			MockMvc mvc = MockMvcBuilders.webAppContextSetup(context).build();
+			MockMvc mvc = mvc(context);
 			assertThat(call(mvc, get("/greeting")).getStatus()).isEqualTo(200);
 			assertThat(call(mvc, get("/greeting")).getStatus()).isEqualTo(200);
 			MockHttpServletResponse rejected = call(mvc, get("/greeting"));
@@ -126,7 +117,7 @@ class RateLimitWebIntegrationTests {
 	@Test
 	void twoUsersDoNotShareAQuota() {
 		this.contextRunner.withUserConfiguration(ClockConfiguration.class).run((context) -> {
-			MockMvc mvc = MockMvcBuilders.webAppContextSetup(context).build();
+			MockMvc mvc = mvc(context);
 			call(mvc, get("/greeting"));
 			call(mvc, get("/greeting"));
 			assertThat(call(mvc, get("/greeting")).getStatus()).isEqualTo(429);
@@ -144,7 +135,7 @@ class RateLimitWebIntegrationTests {
 	@Test
 	void hostileUserNamesGiveBoundedKeysInOneSlot() {
 		this.contextRunner.withUserConfiguration(ClockConfiguration.class).run((context) -> {
-			MockMvc mvc = MockMvcBuilders.webAppContextSetup(context).build();
+			MockMvc mvc = mvc(context);
 			String hostile = "}{evil}" + "x".repeat(100_000);
 			call(mvc, get("/greeting").principal(() -> hostile));
 			call(mvc, get("/greeting").principal(() -> "{alice}"));
@@ -164,7 +155,7 @@ class RateLimitWebIntegrationTests {
 		this.contextRunner.withUserConfiguration(ClockConfiguration.class)
 			.withPropertyValues("limiter.limits.search.threshold=1", "limiter.limits.search.period=10s")
 			.run((context) -> {
-				MockMvc mvc = MockMvcBuilders.webAppContextSetup(context).build();
+				MockMvc mvc = mvc(context);
 				assertThat(call(mvc, get("/search")).getHeader("RateLimit-Policy")).isEqualTo("\"search\";q=1;w=10");
 				MockHttpServletResponse rejected = call(mvc, get("/search"));
 				assertThat(rejected.getStatus()).isEqualTo(429);
@@ -175,7 +166,7 @@ class RateLimitWebIntegrationTests {
 	@Test
 	void classLevelAnnotationLimitsEveryHandler() {
 		this.contextRunner.withUserConfiguration(ClockConfiguration.class).run((context) -> {
-			MockMvc mvc = MockMvcBuilders.webAppContextSetup(context).build();
+			MockMvc mvc = mvc(context);
 			assertThat(call(mvc, get("/admin/users")).getStatus()).isEqualTo(200);
 			assertThat(call(mvc, get("/admin/users")).getStatus()).isEqualTo(429);
 			assertThat(call(mvc, get("/admin/audit")).getStatus()).isEqualTo(200);
@@ -186,7 +177,7 @@ class RateLimitWebIntegrationTests {
 	@Test
 	void spelKeyOverParameters() {
 		this.contextRunner.withUserConfiguration(ClockConfiguration.class).run((context) -> {
-			MockMvc mvc = MockMvcBuilders.webAppContextSetup(context).build();
+			MockMvc mvc = mvc(context);
 			assertThat(call(mvc, get("/accounts/alice/ping")).getStatus()).isEqualTo(200);
 			assertThat(call(mvc, get("/accounts/alice/ping").with(remoteAddr("10.0.0.9"))).getStatus()).isEqualTo(429);
 			assertThat(call(mvc, get("/accounts/bob/ping")).getStatus()).isEqualTo(200);
@@ -196,7 +187,7 @@ class RateLimitWebIntegrationTests {
 	@Test
 	void twoLimitsOnOneMethodAreAllOrNothing() {
 		this.contextRunner.withUserConfiguration(ClockConfiguration.class).run((context) -> {
-			MockMvc mvc = MockMvcBuilders.webAppContextSetup(context).build();
+			MockMvc mvc = mvc(context);
 			MutableClock clock = context.getBean(MutableClock.class);
 			call(mvc, get("/reports"));
 			call(mvc, get("/reports"));
@@ -216,7 +207,7 @@ class RateLimitWebIntegrationTests {
 	@Test
 	void routePatternIsTheDefaultSoPathVariablesDoNotBypass() {
 		this.contextRunner.withUserConfiguration(ClockConfiguration.class).run((context) -> {
-			MockMvc mvc = MockMvcBuilders.webAppContextSetup(context).build();
+			MockMvc mvc = mvc(context);
 			assertThat(call(mvc, get("/orders/1")).getStatus()).isEqualTo(200);
 			assertThat(call(mvc, get("/orders/2")).getStatus()).isEqualTo(429);
 		});
@@ -227,7 +218,7 @@ class RateLimitWebIntegrationTests {
 		this.contextRunner.withUserConfiguration(ClockConfiguration.class)
 			.withPropertyValues("limiter.web.path-style=uri")
 			.run((context) -> {
-				MockMvc mvc = MockMvcBuilders.webAppContextSetup(context).build();
+				MockMvc mvc = mvc(context);
 				assertThat(call(mvc, get("/orders/1")).getStatus()).isEqualTo(200);
 				assertThat(call(mvc, get("/orders/2")).getStatus()).isEqualTo(200);
 				assertThat(call(mvc, get("/orders/2")).getStatus()).isEqualTo(429);
@@ -239,7 +230,7 @@ class RateLimitWebIntegrationTests {
 		this.contextRunner.withUserConfiguration(ClockConfiguration.class)
 			.withPropertyValues("limiter.web.headers=none")
 			.run((context) -> {
-				MockMvc mvc = MockMvcBuilders.webAppContextSetup(context).build();
+				MockMvc mvc = mvc(context);
 				MockHttpServletResponse allowed = call(mvc, get("/orders/1"));
 				assertThat(allowed.getHeaderNames()).doesNotContain("RateLimit", "X-RateLimit-Limit");
 				MockHttpServletResponse rejected = call(mvc, get("/orders/1"));
@@ -253,7 +244,7 @@ class RateLimitWebIntegrationTests {
 		this.contextRunner.withUserConfiguration(ClockConfiguration.class)
 			.withPropertyValues("limiter.web.headers=legacy")
 			.run((context) -> {
-				MockMvc mvc = MockMvcBuilders.webAppContextSetup(context).build();
+				MockMvc mvc = mvc(context);
 				MockHttpServletResponse allowed = call(mvc, get("/orders/1"));
 				assertThat(allowed.getHeaderNames()).contains("X-RateLimit-Limit").doesNotContain("RateLimit");
 			});
@@ -263,7 +254,7 @@ class RateLimitWebIntegrationTests {
 	void messageIsLocalized() {
 		this.contextRunner.withUserConfiguration(ClockConfiguration.class, MessagesConfiguration.class)
 			.run((context) -> {
-				MockMvc mvc = MockMvcBuilders.webAppContextSetup(context).build();
+				MockMvc mvc = mvc(context);
 				call(mvc, get("/orders/1"));
 				MockHttpServletResponse rejected = call(mvc, get("/orders/1").locale(Locale.GERMAN));
 				assertThat(body(rejected)).containsEntry("detail", "Zu viele Bestellungen, bitte 60 s warten");
@@ -276,7 +267,7 @@ class RateLimitWebIntegrationTests {
 	void applicationHandlerWins() {
 		this.contextRunner.withUserConfiguration(ClockConfiguration.class, UserAdviceConfiguration.class)
 			.run((context) -> {
-				MockMvc mvc = MockMvcBuilders.webAppContextSetup(context).build();
+				MockMvc mvc = mvc(context);
 				call(mvc, get("/orders/1"));
 				MockHttpServletResponse rejected = call(mvc, get("/orders/1"));
 				assertThat(rejected.getStatus()).isEqualTo(503);
@@ -288,7 +279,7 @@ class RateLimitWebIntegrationTests {
 	void catchAllHandlerDoesNotHideThe429() {
 		this.contextRunner.withUserConfiguration(ClockConfiguration.class, CatchAllAdviceConfiguration.class)
 			.run((context) -> {
-				MockMvc mvc = MockMvcBuilders.webAppContextSetup(context).build();
+				MockMvc mvc = mvc(context);
 				call(mvc, get("/orders/1"));
 				assertThat(call(mvc, get("/orders/1")).getStatus()).isEqualTo(429);
 			});
@@ -311,16 +302,6 @@ class RateLimitWebIntegrationTests {
 		@Bean
 		AdminController adminController() {
 			return new AdminController();
-		}
-
-	}
-
-	@Configuration(proxyBeanMethods = false)
-	static class RedisConfiguration {
-
-		@Bean
-		LettuceConnectionFactory redisConnectionFactory() {
-			return new LettuceConnectionFactory(new RedisStandaloneConfiguration(redis.host(), redis.port()));
 		}
 
 	}

@@ -16,7 +16,6 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.mock.web.MockHttpServletResponse;
 import org.springframework.test.web.servlet.MockMvc;
-import org.springframework.test.web.servlet.setup.MockMvcBuilders;
 import org.springframework.util.ClassUtils;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.RestController;
@@ -28,6 +27,7 @@ import dev.limiter.store.LimiterRedisConnection;
 import dev.limiter.test.RedisCluster;
 import dev.limiter.test.RedisServer;
 
+import static dev.limiter.web.WebTests.mvc;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.springframework.test.web.servlet.request.MockMvcRequestBuilders.get;
 
@@ -62,7 +62,7 @@ class RedisClusterWebIntegrationTests {
 		contextRunner().run((context) -> {
 			assertThat(context.getBean(LettuceConnectionFactory.class).isClusterAware()).isTrue();
 			assertThat(context.getBean(LimiterRedisConnection.class).isDedicated()).isTrue();
-			MockMvc mvc = MockMvcBuilders.webAppContextSetup(context).build();
+			MockMvc mvc = mvc(context);
 			for (String user : users) {
 				for (int i = 0; i < 3; i++) {
 					MockHttpServletResponse admitted = call(mvc, user);
@@ -136,7 +136,7 @@ class RedisClusterWebIntegrationTests {
 	}
 
 	private static MockHttpServletResponse call(MockMvc mvc, String user) throws Exception {
-		return mvc.perform(get("/reports").principal(() -> user)).andReturn().getResponse();
+		return WebTests.call(mvc, get("/reports").principal(() -> user));
 	}
 
 	@Configuration(proxyBeanMethods = false)

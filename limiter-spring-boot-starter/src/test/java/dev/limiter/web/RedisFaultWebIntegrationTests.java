@@ -23,7 +23,6 @@ import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.mock.web.MockHttpServletResponse;
 import org.springframework.test.web.servlet.MockMvc;
-import org.springframework.test.web.servlet.setup.MockMvcBuilders;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.RestController;
 import org.springframework.web.servlet.config.annotation.EnableWebMvc;
@@ -37,6 +36,7 @@ import dev.limiter.autoconfigure.LimiterHealthAutoConfiguration;
 import dev.limiter.autoconfigure.LimiterMetricsAutoConfiguration;
 import dev.limiter.test.RedisServer;
 
+import static dev.limiter.web.WebTests.mvc;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.springframework.test.web.servlet.request.MockMvcRequestBuilders.get;
 
@@ -75,7 +75,7 @@ class RedisFaultWebIntegrationTests {
 	void killedRedisFailsOpenWithoutHeadersAndClosedWith503ThenRecovers() throws Exception {
 		RedisServer redis = server();
 		contextRunner(redis.port()).run((context) -> {
-			MockMvc mvc = MockMvcBuilders.webAppContextSetup(context).build();
+			MockMvc mvc = mvc(context);
 			assertThat(call(mvc, "/open").getHeader("RateLimit")).isNotNull();
 			redis.kill();
 			Load open = load(mvc, "/open");
@@ -132,7 +132,7 @@ class RedisFaultWebIntegrationTests {
 	void pausedRedisTimesOutWithinTheTimeoutAndRecoversWhenResumed() throws Exception {
 		RedisServer redis = server();
 		contextRunner(redis.port()).run((context) -> {
-			MockMvc mvc = MockMvcBuilders.webAppContextSetup(context).build();
+			MockMvc mvc = mvc(context);
 			assertThat(call(mvc, "/open").getHeader("RateLimit")).isNotNull();
 			redis.pause();
 			Load open;
@@ -162,7 +162,7 @@ class RedisFaultWebIntegrationTests {
 		redis.kill();
 		contextRunner(redis.port()).run((context) -> {
 			assertThat(context).hasNotFailed();
-			MockMvc mvc = MockMvcBuilders.webAppContextSetup(context).build();
+			MockMvc mvc = mvc(context);
 			MockHttpServletResponse open = call(mvc, "/open");
 			assertThat(open.getStatus()).isEqualTo(200);
 			assertThat(open.getHeaderNames()).doesNotContainAnyElementsOf(List.of(QUOTA_HEADERS));

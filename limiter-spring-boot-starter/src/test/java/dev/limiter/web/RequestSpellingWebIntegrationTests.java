@@ -8,23 +8,20 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
-import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
 import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.test.web.servlet.MockMvc;
-import org.springframework.test.web.servlet.setup.MockMvcBuilders;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.RestController;
 import org.springframework.web.servlet.config.annotation.EnableWebMvc;
 
 import dev.limiter.annotation.RateLimit;
-import dev.limiter.autoconfigure.LimiterAutoConfiguration;
-import dev.limiter.test.RedisServer;
 
 import static dev.limiter.web.WebTests.call;
+import static dev.limiter.web.WebTests.mvc;
+import static dev.limiter.web.WebTests.redis;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.springframework.test.web.servlet.request.MockMvcRequestBuilders.get;
 
@@ -36,11 +33,7 @@ import static org.springframework.test.web.servlet.request.MockMvcRequestBuilder
  */
 class RequestSpellingWebIntegrationTests {
 
-	private static final RedisServer redis = RedisServer.shared();
-
-	private final WebApplicationContextRunner contextRunner = new WebApplicationContextRunner()
-		.withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, LimiterAutoConfiguration.class))
-		.withUserConfiguration(FilesConfiguration.class, RateLimitWebIntegrationTests.RedisConfiguration.class);
+	private final WebApplicationContextRunner contextRunner = WebTests.contextRunner(FilesConfiguration.class);
 
 	@BeforeEach
 	void flushRedis() {
@@ -55,7 +48,7 @@ class RequestSpellingWebIntegrationTests {
 		for (String style : List.of("pattern", "uri")) {
 			this.contextRunner.withPropertyValues("limiter.web.path-style=" + style).run((context) -> {
 				redis.flushAll();
-				MockMvc mvc = MockMvcBuilders.webAppContextSetup(context).build();
+				MockMvc mvc = mvc(context);
 				assertThat(call(mvc, get("/files/report")).getStatus()).isEqualTo(200);
 				assertThat(call(mvc, get("/files/report")).getStatus()).isEqualTo(200);
 				int status = call(mvc, get(URI.create(spelling))).getStatus();
