@@ -1,7 +1,5 @@
 package dev.limiter.web.servlet;
 
-import java.net.URI;
-
 import org.springframework.core.Ordered;
 import org.springframework.core.annotation.Order;
 import org.springframework.http.HttpHeaders;
@@ -13,20 +11,15 @@ import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.ExceptionHandler;
 import org.springframework.web.bind.annotation.RestControllerAdvice;
 
-import dev.limiter.Decision;
-import dev.limiter.Limit;
 import dev.limiter.RateLimitExceededException;
 import dev.limiter.RateLimitUnavailableException;
 import dev.limiter.web.RateLimitHeaders;
+import dev.limiter.web.RateLimitProblems;
 
 /**
  * Turns {@link RateLimitExceededException} into HTTP 429 with an
- * {@code application/problem+json} body and the rate-limit headers.
- * <p>
- * The body is a {@link ProblemDetail} whose detail is the exception's (already localized)
- * message, with the violated limit as the properties {@code limit}, {@code threshold},
- * {@code period} (ISO-8601) and {@code retryAfter} (seconds). The key is not exposed: it
- * holds the user name or the client address.
+ * {@code application/problem+json} body ({@link RateLimitProblems}) and the rate-limit
+ * headers, in Spring MVC applications.
  * <p>
  * A {@link RateLimitUnavailableException} (a fail-closed limit while the store is
  * unavailable) gets the configured status instead, 503 by default, with
@@ -43,9 +36,6 @@ public class RateLimitExceptionHandler {
 
 	/** The order of this advice: early, but after advice ordered at the very top. */
 	public static final int ORDER = Ordered.HIGHEST_PRECEDENCE + 1000;
-
-	/** The problem type of a rejection. */
-	public static final URI TYPE = URI.create("about:blank");
 
 	private final RateLimitHeaders headers;
 
@@ -85,19 +75,10 @@ public class RateLimitExceptionHandler {
 	 */
 	@ExceptionHandler(RateLimitUnavailableException.class)
 	public ResponseEntity<ProblemDetail> handleRateLimitUnavailable(RateLimitUnavailableException ex) {
-		Decision decision = ex.getDecision();
-		ProblemDetail problem = ProblemDetail.forStatusAndDetail(this.unavailableStatus, ex.getMessage());
-		problem.setType(TYPE);
-		HttpStatus status = HttpStatus.resolve(this.unavailableStatus.value());
-		if (status != null) {
-			problem.setTitle(status.getReasonPhrase());
-		}
-		problem.setProperty("limit", decision.limit().name());
-		problem.setProperty("retryAfter", decision.retryAfterSeconds());
 		return ResponseEntity.status(this.unavailableStatus)
-			.header(RateLimitHeaders.RETRY_AFTER, Long.toString(decision.retryAfterSeconds()))
+			.header(RateLimitHeaders.RETRY_AFTER, Long.toString(ex.getDecision().retryAfterSeconds()))
 			.contentType(MediaType.APPLICATION_PROBLEM_JSON)
-			.body(problem);
+			.body(RateLimitProblems.unavailable(ex, this.unavailableStatus));
 	}
 
 	/**
@@ -107,21 +88,12 @@ public class RateLimitExceptionHandler {
 	 */
 	@ExceptionHandler(RateLimitExceededException.class)
 	public ResponseEntity<ProblemDetail> handleRateLimitExceeded(RateLimitExceededException ex) {
-		Decision decision = ex.getDecision();
-		Limit limit = decision.limit();
-		ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.TOO_MANY_REQUESTS, ex.getMessage());
-		problem.setType(TYPE);
-		problem.setTitle(HttpStatus.TOO_MANY_REQUESTS.getReasonPhrase());
-		problem.setProperty("limit", limit.name());
-		problem.setProperty("threshold", limit.threshold());
-		problem.setProperty("period", limit.period().toString());
-		problem.setProperty("retryAfter", decision.retryAfterSeconds());
 		HttpHeaders httpHeaders = new HttpHeaders();
-		this.headers.write(decision, httpHeaders::set);
+		this.headers.write(ex.getDecision(), httpHeaders::set);
 		return ResponseEntity.status(HttpStatus.TOO_MANY_REQUESTS)
 			.headers(httpHeaders)
 			.contentType(MediaType.APPLICATION_PROBLEM_JSON)
-			.body(problem);
+			.body(RateLimitProblems.exceeded(ex));
 	}
 
 }

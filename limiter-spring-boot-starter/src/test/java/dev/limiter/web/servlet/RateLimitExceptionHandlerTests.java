@@ -17,6 +17,7 @@ import dev.limiter.RateLimitExceededException;
 import dev.limiter.RateLimitUnavailableException;
 import dev.limiter.web.HeaderStyle;
 import dev.limiter.web.RateLimitHeaders;
+import dev.limiter.web.RateLimitProblems;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -41,6 +42,7 @@ class RateLimitExceptionHandlerTests {
 		assertThat(response.getHeaders().getFirst("X-RateLimit-Remaining")).isEqualTo("0");
 		ProblemDetail problem = response.getBody();
 		assertThat(problem.getStatus()).isEqualTo(429);
+		assertThat(problem.getType()).isEqualTo(RateLimitProblems.TYPE);
 		assertThat(problem.getTitle()).isEqualTo("Too Many Requests");
 		assertThat(problem.getDetail()).isEqualTo("Rate limit 'search' (3 per 10s) exceeded, retry after 7s");
 		assertThat(problem.getProperties()).containsEntry("limit", "search")
