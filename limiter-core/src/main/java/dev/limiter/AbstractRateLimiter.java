@@ -48,6 +48,49 @@ public abstract class AbstractRateLimiter implements RateLimiter {
 	}
 
 	/**
+	 * Give back what an admitted decision of this limiter took, once; decorators override
+	 * it to pass the decision to the limiter that granted it.
+	 */
+	@Override
+	public boolean release(Decision decision) {
+		Decision.Grant grant = (decision != null) ? decision.grant() : null;
+		if (grant == null || !grant.release()) {
+			return false;
+		}
+		doRelease(grant);
+		return true;
+	}
+
+	/**
+	 * Check the arguments once and read the usage; decorators override {@link #doUsage}
+	 * to pass it on.
+	 */
+	@Override
+	public final List<Usage> usage(String key, List<Limit> limits) {
+		validate(key, 1, limits);
+		return doUsage(key, List.copyOf(limits));
+	}
+
+	/**
+	 * Give back the permits of a grant, which this limiter made and which is released for
+	 * the first time. The default gives nothing back, for limiters that keep no state of
+	 * their own.
+	 * @param grant the grant
+	 */
+	protected void doRelease(Decision.Grant grant) {
+	}
+
+	/**
+	 * Read the usage of validated limits.
+	 * @param key the key, not blank
+	 * @param limits at least one limit
+	 * @return the usage of each limit, in order
+	 */
+	protected List<Usage> doUsage(String key, List<Limit> limits) {
+		throw new UnsupportedOperationException(getClass().getName() + " does not report usage");
+	}
+
+	/**
 	 * Return the arguments a decorator's {@code doAcquire} received as the checked call
 	 * they are, to pass inward.
 	 * @param key the key {@code doAcquire} received

@@ -1,6 +1,8 @@
 package dev.limiter;
 
 import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * The answer of a {@link RateLimiter}: whether the call may go on, and what a client
@@ -22,14 +24,17 @@ public final class Decision {
 
 	private final FailurePolicy policy;
 
+	private final Grant grant;
+
 	private Decision(boolean allowed, Limit limit, long remaining, Duration retryAfter, Duration resetAfter,
 			long decidedAtMicros) {
-		this(allowed, limit, remaining, retryAfter, resetAfter, decidedAtMicros, null);
+		this(allowed, limit, remaining, retryAfter, resetAfter, decidedAtMicros, null, null);
 	}
 
 	private Decision(boolean allowed, Limit limit, long remaining, Duration retryAfter, Duration resetAfter,
-			long decidedAtMicros, FailurePolicy policy) {
+			long decidedAtMicros, FailurePolicy policy, Grant grant) {
 		this.allowed = allowed;
+		this.grant = grant;
 		this.policy = policy;
 		this.decidedAtMicros = decidedAtMicros;
 		this.limit = limit;
@@ -121,7 +126,33 @@ public final class Decision {
 			throw new IllegalArgumentException("policy must not be null");
 		}
 		return new Decision(this.allowed, this.limit, this.remaining, this.retryAfter, this.resetAfter,
-				this.decidedAtMicros, policy);
+				this.decidedAtMicros, policy, null);
+	}
+
+	/**
+	 * Return a copy of this admitted decision that remembers what it took, so that
+	 * {@link RateLimiter#release(Decision)} can give it back; stores call it.
+	 * @param key the key
+	 * @param permits the permits taken
+	 * @param limits the limits they were taken under
+	 * @param member the store's mark of this call, or {@code null} when it keeps none
+	 * @return the decision
+	 */
+	public Decision granting(String key, long permits, List<Limit> limits, String member) {
+		if (!this.allowed) {
+			return this;
+		}
+		return new Decision(true, this.limit, this.remaining, this.retryAfter, this.resetAfter, this.decidedAtMicros,
+				this.policy, new Grant(key, permits, limits, member, this.decidedAtMicros));
+	}
+
+	/**
+	 * Return what an admitted decision took from the store, for a refund.
+	 * @return the grant, or {@code null} for a rejection, a degraded decision or a
+	 * decision whose store keeps no grants
+	 */
+	public Grant grant() {
+		return this.grant;
 	}
 
 	/**
@@ -172,6 +203,69 @@ public final class Decision {
 	private static long ceilSeconds(Duration duration) {
 		long seconds = duration.getSeconds();
 		return (duration.getNano() > 0) ? seconds + 1 : seconds;
+	}
+
+	/**
+	 * The permits an admitted call took, which a refund gives back once.
+	 */
+	public static final class Grant {
+
+		private final String key;
+
+		private final long permits;
+
+		private final List<Limit> limits;
+
+		private final String member;
+
+		private final long atMicros;
+
+		private final AtomicBoolean released = new AtomicBoolean();
+
+		private Grant(String key, long permits, List<Limit> limits, String member, long atMicros) {
+			this.key = key;
+			this.permits = permits;
+			this.limits = limits;
+			this.member = member;
+			this.atMicros = atMicros;
+		}
+
+		public String key() {
+			return this.key;
+		}
+
+		public long permits() {
+			return this.permits;
+		}
+
+		public List<Limit> limits() {
+			return this.limits;
+		}
+
+		/**
+		 * Return the store's mark of the call, such as the members of a log.
+		 * @return the mark, or {@code null}
+		 */
+		public String member() {
+			return this.member;
+		}
+
+		/**
+		 * Return the store's time of the call, in microseconds since the epoch.
+		 * @return the time the permits were taken
+		 */
+		public long atMicros() {
+			return this.atMicros;
+		}
+
+		/**
+		 * Mark the grant as given back.
+		 * @return {@code true} the first time only
+		 */
+		public boolean release() {
+			return this.released.compareAndSet(false, true);
+		}
+
 	}
 
 	@Override

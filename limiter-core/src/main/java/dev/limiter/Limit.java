@@ -4,11 +4,12 @@ import java.time.Duration;
 import java.util.Objects;
 
 /**
- * A rate limit: at most {@code threshold} permits in any window of length {@code period}.
+ * A rate limit: at most {@code threshold} permits per {@code period}, counted by an
+ * {@link Algorithm} (the exact sliding-window log unless another is chosen).
  * <p>
- * Limits are values: two limits with the same threshold and period count into the same
- * log for a key, whatever their names. The name only labels the limit in headers, problem
- * bodies and messages.
+ * Limits are values: two limits with the same threshold, period and algorithm (and
+ * slices, for buckets) count into the same state for a key, whatever their names. The
+ * name only labels the limit in headers, problem bodies and messages.
  */
 public final class Limit {
 
@@ -20,6 +21,12 @@ public final class Limit {
 
 	/** The longest period a limit accepts (100 years of 365 days). */
 	public static final Duration MAX_PERIOD = Duration.ofDays(36_500);
+
+	/** The number of slices of a bucketed window unless another is chosen. */
+	public static final int DEFAULT_SLICES = 60;
+
+	/** The most slices a bucketed window accepts. */
+	public static final int MAX_SLICES = 3_600;
 
 	/** The name of a limit that was given none. */
 	public static final String DEFAULT_NAME = "default";
@@ -34,11 +41,16 @@ public final class Limit {
 
 	private final long localThreshold;
 
+	private final Algorithm algorithm;
+
+	private final int slices;
+
 	private Limit(String name, long threshold, Duration period) {
-		this(name, threshold, period, null, 0);
+		this(name, threshold, period, null, 0, Algorithm.SLIDING_LOG, DEFAULT_SLICES);
 	}
 
-	private Limit(String name, long threshold, Duration period, FailurePolicy failurePolicy, long localThreshold) {
+	private Limit(String name, long threshold, Duration period, FailurePolicy failurePolicy, long localThreshold,
+			Algorithm algorithm, int slices) {
 		if (name == null || name.isBlank()) {
 			throw new IllegalArgumentException("name must not be null or blank");
 		}
@@ -61,11 +73,20 @@ public final class Limit {
 			throw new IllegalArgumentException("localThreshold must be between 0 (the threshold) and " + MAX_THRESHOLD
 					+ ", was " + localThreshold + " (limit '" + name + "')");
 		}
+		if (algorithm == null) {
+			throw new IllegalArgumentException("algorithm must not be null (limit '" + name + "')");
+		}
+		if (slices < 1 || slices > MAX_SLICES) {
+			throw new IllegalArgumentException(
+					"slices must be between 1 and " + MAX_SLICES + ", was " + slices + " (limit '" + name + "')");
+		}
 		this.name = name;
 		this.threshold = threshold;
 		this.period = period;
 		this.failurePolicy = failurePolicy;
 		this.localThreshold = localThreshold;
+		this.algorithm = algorithm;
+		this.slices = slices;
 	}
 
 	/**
@@ -100,7 +121,8 @@ public final class Limit {
 	 * @return the named limit
 	 */
 	public Limit named(String name) {
-		return new Limit(name, this.threshold, this.period, this.failurePolicy, this.localThreshold);
+		return new Limit(name, this.threshold, this.period, this.failurePolicy, this.localThreshold, this.algorithm,
+				this.slices);
 	}
 
 	/**
@@ -110,7 +132,8 @@ public final class Limit {
 	 * @return the limit
 	 */
 	public Limit withFailurePolicy(FailurePolicy failurePolicy) {
-		return new Limit(this.name, this.threshold, this.period, failurePolicy, this.localThreshold);
+		return new Limit(this.name, this.threshold, this.period, failurePolicy, this.localThreshold, this.algorithm,
+				this.slices);
 	}
 
 	/**
@@ -120,7 +143,65 @@ public final class Limit {
 	 * @return the limit
 	 */
 	public Limit withLocalThreshold(long localThreshold) {
-		return new Limit(this.name, this.threshold, this.period, this.failurePolicy, localThreshold);
+		return new Limit(this.name, this.threshold, this.period, this.failurePolicy, localThreshold, this.algorithm,
+				this.slices);
+	}
+
+	/**
+	 * Return a copy of this limit counted by another algorithm.
+	 * @param algorithm the algorithm
+	 * @return the limit
+	 */
+	public Limit withAlgorithm(Algorithm algorithm) {
+		return new Limit(this.name, this.threshold, this.period, this.failurePolicy, this.localThreshold, algorithm,
+				this.slices);
+	}
+
+	/**
+	 * Return a copy of this limit whose window, under {@link Algorithm#SLIDING_BUCKETS},
+	 * is cut into another number of slices.
+	 * @param slices the slices, 1 to {@link #MAX_SLICES}
+	 * @return the limit
+	 */
+	public Limit withSlices(int slices) {
+		return new Limit(this.name, this.threshold, this.period, this.failurePolicy, this.localThreshold,
+				this.algorithm, slices);
+	}
+
+	/**
+	 * Return the algorithm that counts this limit.
+	 * @return the algorithm
+	 */
+	public Algorithm algorithm() {
+		return this.algorithm;
+	}
+
+	/**
+	 * Return the number of slices of the window under {@link Algorithm#SLIDING_BUCKETS}.
+	 * @return the slices
+	 */
+	public int slices() {
+		return this.slices;
+	}
+
+	/**
+	 * Return the length of one slice under {@link Algorithm#SLIDING_BUCKETS}: the period
+	 * divided by the slices, rounded down to whole milliseconds, at least 1ms.
+	 * @return the slice length in microseconds
+	 */
+	public long sliceMicros() {
+		return Math.max(1, this.period.toMillis() / this.slices) * 1_000;
+	}
+
+	/**
+	 * Return the time in which a {@link Algorithm#TOKEN_BUCKET} earns one token back: the
+	 * period divided by the threshold, rounded up to whole microseconds so that the
+	 * bucket never refills faster than the threshold per period.
+	 * @return the refill interval in microseconds
+	 */
+	public long refillMicros() {
+		long period = periodMicros();
+		return (period + this.threshold - 1) / this.threshold;
 	}
 
 	/**
@@ -161,13 +242,15 @@ public final class Limit {
 	}
 
 	/**
-	 * Return whether this limit counts into the same log as another one: same threshold
-	 * and period.
+	 * Return whether this limit counts into the same state as another one: same
+	 * threshold, period and algorithm, and the same slices for buckets.
 	 * @param other the other limit
-	 * @return whether both share a log
+	 * @return whether both share their state
 	 */
 	public boolean sameWindowAs(Limit other) {
-		return this.threshold == other.threshold && this.period.equals(other.period);
+		return this.threshold == other.threshold && this.period.equals(other.period)
+				&& this.algorithm == other.algorithm
+				&& (this.algorithm != Algorithm.SLIDING_BUCKETS || this.slices == other.slices);
 	}
 
 	@Override
@@ -179,7 +262,7 @@ public final class Limit {
 			return false;
 		}
 		return this.name.equals(other.name) && sameWindowAs(other) && this.failurePolicy == other.failurePolicy
-				&& this.localThreshold == other.localThreshold;
+				&& this.localThreshold == other.localThreshold && this.slices == other.slices;
 	}
 
 	@Override
@@ -190,7 +273,9 @@ public final class Limit {
 		hash = 31 * hash + Long.hashCode(this.threshold);
 		hash = 31 * hash + this.period.hashCode();
 		hash = 31 * hash + Objects.hashCode(this.failurePolicy);
-		return 31 * hash + Long.hashCode(this.localThreshold);
+		hash = 31 * hash + Long.hashCode(this.localThreshold);
+		hash = 31 * hash + this.algorithm.hashCode();
+		return 31 * hash + this.slices;
 	}
 
 	/**
@@ -203,7 +288,12 @@ public final class Limit {
 
 	@Override
 	public String toString() {
-		return "'" + this.name + "' (" + this.threshold + " per " + periodText() + ")";
+		String counted = switch (this.algorithm) {
+			case SLIDING_LOG -> "";
+			case SLIDING_BUCKETS -> ", sliding-buckets of " + this.slices;
+			default -> ", " + this.algorithm.text();
+		};
+		return "'" + this.name + "' (" + this.threshold + " per " + periodText() + counted + ")";
 	}
 
 }

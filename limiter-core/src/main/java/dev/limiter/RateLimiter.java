@@ -58,6 +58,31 @@ public interface RateLimiter {
 	}
 
 	/**
+	 * Give back the permits an admitted decision took, as if the call had not been made:
+	 * for calls that should not count, such as those that failed on the server's side.
+	 * Giving back twice, or giving back a rejected or degraded decision, does nothing.
+	 * <p>
+	 * The default gives nothing back, for limiters that keep no grants.
+	 * @param decision a decision of this limiter
+	 * @return whether permits were given back
+	 */
+	default boolean release(Decision decision) {
+		return false;
+	}
+
+	/**
+	 * Read how much of each limit a key has used, without recording anything.
+	 * @param key the key; not blank
+	 * @param limits the limits, at least one
+	 * @return the usage of each limit, in the order given
+	 * @throws IllegalArgumentException if an argument is invalid
+	 * @throws UnsupportedOperationException if this limiter cannot read its state
+	 */
+	default List<Usage> usage(String key, List<Limit> limits) {
+		throw new UnsupportedOperationException(getClass().getName() + " does not report usage");
+	}
+
+	/**
 	 * Ask for one permit under every limit for {@code key}.
 	 * @param key what is limited; not blank
 	 * @param limits the limits to check together, at least one

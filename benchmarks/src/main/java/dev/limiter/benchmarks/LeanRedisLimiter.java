@@ -25,7 +25,13 @@ import dev.limiter.redis.RedisRateLimiter;
  */
 final class LeanRedisLimiter {
 
+	private static final byte[] ACQUIRE = bytes("a");
+
 	private static final byte[] ONE = bytes("1");
+
+	private static final byte[] ZERO = bytes("0");
+
+	private static final byte[] SLIDING_LOG = bytes("sliding_log");
 
 	private static final byte[] SERVER_TIME = bytes("-1");
 
@@ -33,9 +39,9 @@ final class LeanRedisLimiter {
 
 	private final RedisAsyncCommands<byte[], byte[]> commands;
 
-	private final String source = RedisRateLimiter.script().getScriptAsString();
+	private final String source;
 
-	private final String sha = RedisRateLimiter.script().getSha1();
+	private final String sha;
 
 	private final Limit limit;
 
@@ -50,6 +56,8 @@ final class LeanRedisLimiter {
 	LeanRedisLimiter(RedisAsyncCommands<byte[], byte[]> commands, Limit limit) {
 		this.commands = commands;
 		this.limit = limit;
+		this.source = RedisRateLimiter.script(List.of(limit)).getScriptAsString();
+		this.sha = RedisRateLimiter.script(List.of(limit)).getSha1();
 		this.threshold = bytes(Long.toString(limit.threshold()));
 		this.period = bytes(Long.toString(limit.periodMicros()));
 	}
@@ -60,16 +68,16 @@ final class LeanRedisLimiter {
 		List<Long> result;
 		try {
 			result = this.commands
-				.<List<Long>>evalsha(this.sha, ScriptOutputType.MULTI, keys, ONE, SERVER_TIME, NOT_COUNTED, token,
-						this.threshold, this.period)
+				.<List<Long>>evalsha(this.sha, ScriptOutputType.MULTI, keys, ACQUIRE, ONE, SERVER_TIME, NOT_COUNTED,
+						token, ZERO, SLIDING_LOG, this.threshold, this.period, ZERO)
 				.get();
 		}
 		catch (ExecutionException ex) {
 			if (!(ex.getCause() instanceof RedisNoScriptException)) {
 				throw new IllegalStateException(ex.getCause());
 			}
-			result = await(this.commands.<List<Long>>eval(this.source, ScriptOutputType.MULTI, keys, ONE, SERVER_TIME,
-					NOT_COUNTED, token, this.threshold, this.period));
+			result = await(this.commands.<List<Long>>eval(this.source, ScriptOutputType.MULTI, keys, ACQUIRE, ONE,
+					SERVER_TIME, NOT_COUNTED, token, ZERO, SLIDING_LOG, this.threshold, this.period, ZERO));
 		}
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();

@@ -10,6 +10,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import dev.limiter.AbstractRateLimiter;
 import dev.limiter.Decision;
 import dev.limiter.Limit;
+import dev.limiter.Usage;
 import dev.limiter.RateLimiter;
 
 /**
@@ -108,6 +109,20 @@ public final class LocallyBlockingRateLimiter extends AbstractRateLimiter {
 			remember(cacheKey, new Block(permits, sentNanos, nanos(this.clock), decision));
 		}
 		return decision;
+	}
+
+	/**
+	 * Give back a decision's permits in the store. A block cached here stays until its
+	 * time: it may be stricter than the store for that long, never looser.
+	 */
+	@Override
+	public boolean release(Decision decision) {
+		return this.delegate.release(decision);
+	}
+
+	@Override
+	protected List<Usage> doUsage(String key, List<Limit> limits) {
+		return this.delegate.usage(key, limits);
 	}
 
 	/**

@@ -8,19 +8,22 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Function;
 
 import dev.limiter.AbstractRateLimiter;
 import dev.limiter.Decision;
 import dev.limiter.Limit;
+import dev.limiter.Usage;
 
 /**
- * A {@link dev.limiter.RateLimiter} that keeps the same exact sliding-window logs as the
- * Redis one inside this JVM: for one instance, for tests, and as the local fallback when
- * Redis is down.
+ * A {@link dev.limiter.RateLimiter} that keeps the same state as the Redis one, for every
+ * {@link dev.limiter.Algorithm}, inside this JVM: for one instance, for tests, and as the
+ * local fallback when Redis is down.
  * <p>
  * Thread-safe: each key is decided under its own lock. Memory is bounded: a log holds at
- * most its threshold of entries, and keys whose windows have emptied are evicted by a
- * sweep that runs, amortized, as calls come in.
+ * most its threshold of entries, a bucketed window its slices, a token bucket one number,
+ * and keys whose windows have emptied are evicted by a sweep that runs, amortized, as
+ * calls come in.
  */
 public final class InMemoryRateLimiter extends AbstractRateLimiter {
 
@@ -59,20 +62,37 @@ public final class InMemoryRateLimiter extends AbstractRateLimiter {
 	@Override
 	protected Decision doAcquire(String key, long permits, List<Limit> limits) {
 		long now = epochMicros(this.clock);
-		Decision decision;
+		Decision decision = withEntry(key, (entry) -> entry.acquire(now, permits, limits, this.countRejected));
+		if (this.calls.incrementAndGet() >= this.nextSweep) {
+			sweep(now);
+		}
+		return decision.granting(key, permits, limits, null);
+	}
+
+	@Override
+	protected List<Usage> doUsage(String key, List<Limit> limits) {
+		long now = epochMicros(this.clock);
+		return withEntry(key, (entry) -> entry.usage(now, limits));
+	}
+
+	@Override
+	protected void doRelease(Decision.Grant grant) {
+		long now = epochMicros(this.clock);
+		withEntry(grant.key(), (entry) -> {
+			entry.release(now, grant);
+			return null;
+		});
+	}
+
+	private <T> T withEntry(String key, Function<Entry, T> action) {
 		while (true) {
 			Entry entry = this.entries.computeIfAbsent(key, (k) -> new Entry());
 			synchronized (entry) {
 				if (!entry.evicted) {
-					decision = entry.acquire(now, permits, limits, this.countRejected);
-					break;
+					return action.apply(entry);
 				}
 			}
 		}
-		if (this.calls.incrementAndGet() >= this.nextSweep) {
-			sweep(now);
-		}
-		return decision;
 	}
 
 	/**
@@ -112,13 +132,14 @@ public final class InMemoryRateLimiter extends AbstractRateLimiter {
 	}
 
 	/**
-	 * The logs of one caller key, one per limit window, guarded by the entry's monitor.
+	 * The state of one caller key, one window per distinct limit, guarded by the entry's
+	 * monitor.
 	 */
 	private static final class Entry {
 
-		private final List<Limit> windows = new ArrayList<>(2);
+		private final List<Limit> limits = new ArrayList<>(2);
 
-		private final List<LongRing> logs = new ArrayList<>(2);
+		private final List<Window> windows = new ArrayList<>(2);
 
 		private long expiresAt;
 
@@ -126,59 +147,37 @@ public final class InMemoryRateLimiter extends AbstractRateLimiter {
 
 		Decision acquire(long now, long permits, List<Limit> limits, boolean countRejected) {
 			int size = limits.size();
-			LongRing[] logs = new LongRing[size];
+			Window[] windows = load(now, limits);
 			boolean allowed = true;
 			for (int i = 0; i < size; i++) {
-				Limit limit = limits.get(i);
-				LongRing log = log(limit);
-				logs[i] = log;
-				// the window is (now - period, now]: an entry at now - period has left it
-				long horizon = now - limit.periodMicros();
-				int expired = 0;
-				while (expired < log.size() && log.get(expired) <= horizon) {
-					expired++;
-				}
-				log.removeFirst(expired);
-				if (log.size() + permits > limit.threshold()) {
-					allowed = false;
-				}
+				allowed &= windows[i].used + permits <= limits.get(i).threshold();
 			}
 			if (allowed || countRejected) {
 				for (int i = 0; i < size; i++) {
-					Limit limit = limits.get(i);
-					LongRing log = logs[i];
-					log.add(now, permits);
-					if (log.size() > limit.threshold()) {
-						// only rejected calls get here: the newest threshold entries
-						// decide
-						log.removeFirst((int) (log.size() - limit.threshold()));
-					}
-					this.expiresAt = Math.max(this.expiresAt, now + limit.periodMicros());
+					windows[i].record(now, permits);
+					this.expiresAt = Math.max(this.expiresAt, windows[i].expiresAt());
 				}
 			}
 			if (allowed) {
 				int decider = 0;
 				long remaining = Long.MAX_VALUE;
 				for (int i = 0; i < size; i++) {
-					long left = limits.get(i).threshold() - logs[i].size();
+					long left = limits.get(i).threshold() - windows[i].used;
 					if (left < remaining) {
 						remaining = left;
 						decider = i;
 					}
 				}
-				return Decision.allowed(limits.get(decider), remaining, ofMicros(limits.get(decider).periodMicros()),
+				return Decision.allowed(limits.get(decider), remaining, ofMicros(windows[decider].resetAfter(now)),
 						now);
 			}
-			// A rejection waits for the limit that frees up last, measured on the logs as
-			// they
-			// are now (with this call in them when rejected calls count).
+			// A rejection waits for the limit that frees up last, measured on the windows
+			// as they are now (with this call in them when rejected calls count).
 			int decider = 0;
 			long retryAfter = 0;
 			for (int i = 0; i < size; i++) {
-				Limit limit = limits.get(i);
-				long excess = logs[i].size() + permits - limit.threshold();
-				if (excess > 0) {
-					long wait = logs[i].get((int) excess - 1) + limit.periodMicros() - now;
+				if (windows[i].used + permits > limits.get(i).threshold()) {
+					long wait = windows[i].waitFor(now, permits);
 					if (retryAfter == 0 || wait > retryAfter) {
 						retryAfter = wait;
 						decider = i;
@@ -186,21 +185,49 @@ public final class InMemoryRateLimiter extends AbstractRateLimiter {
 				}
 			}
 			Limit deciding = limits.get(decider);
-			long remaining = Math.max(0, deciding.threshold() - logs[decider].size());
-			long resetAfter = logs[decider].last() + deciding.periodMicros() - now;
-			return Decision.rejected(deciding, remaining, ofMicros(retryAfter), ofMicros(resetAfter), now);
+			long remaining = Math.max(0, deciding.threshold() - windows[decider].used);
+			return Decision.rejected(deciding, remaining, ofMicros(retryAfter),
+					ofMicros(windows[decider].resetAfter(now)), now);
 		}
 
-		private LongRing log(Limit limit) {
-			for (int i = 0; i < this.windows.size(); i++) {
-				if (this.windows.get(i).sameWindowAs(limit)) {
-					return this.logs.get(i);
+		List<Usage> usage(long now, List<Limit> limits) {
+			Window[] windows = load(now, limits);
+			List<Usage> usage = new ArrayList<>(limits.size());
+			for (int i = 0; i < windows.length; i++) {
+				Limit limit = limits.get(i);
+				long used = windows[i].used;
+				usage.add(new Usage(limit, used, Math.max(0, limit.threshold() - used),
+						ofMicros(windows[i].resetAfter(now)), windows[i].currentSlice(now)));
+			}
+			return usage;
+		}
+
+		void release(long now, Decision.Grant grant) {
+			Window[] windows = load(now, grant.limits());
+			for (Window window : windows) {
+				window.release(now, grant.atMicros(), grant.permits());
+			}
+		}
+
+		private Window[] load(long now, List<Limit> limits) {
+			Window[] windows = new Window[limits.size()];
+			for (int i = 0; i < windows.length; i++) {
+				windows[i] = window(limits.get(i));
+				windows[i].load(now);
+			}
+			return windows;
+		}
+
+		private Window window(Limit limit) {
+			for (int i = 0; i < this.limits.size(); i++) {
+				if (this.limits.get(i).sameWindowAs(limit)) {
+					return this.windows.get(i);
 				}
 			}
-			this.windows.add(limit);
-			LongRing log = new LongRing((int) Math.min(limit.threshold(), 16));
-			this.logs.add(log);
-			return log;
+			Window window = Window.of(limit);
+			this.limits.add(limit);
+			this.windows.add(window);
+			return window;
 		}
 
 	}

@@ -51,6 +51,31 @@ final class LongRing {
 		}
 	}
 
+	/**
+	 * Remove up to {@code count} entries equal to {@code value}, newest first, keeping
+	 * the order of the rest.
+	 */
+	void remove(long value, long count) {
+		long[] kept = new long[this.items.length];
+		int size = 0;
+		long left = count;
+		for (int i = this.size - 1; i >= 0; i--) {
+			long item = get(i);
+			if (left > 0 && item == value) {
+				left--;
+			}
+			else {
+				kept[kept.length - 1 - size++] = item;
+			}
+		}
+		this.items = kept;
+		this.head = kept.length - size;
+		this.size = size;
+		if (this.size == 0) {
+			this.head = 0;
+		}
+	}
+
 	private void grow() {
 		long[] grown = new long[this.items.length * 2];
 		for (int i = 0; i < this.size; i++) {

@@ -21,20 +21,19 @@ final class LoadedScript implements RedisScript<List<Long>> {
 
 	private final String sha1;
 
-	private LoadedScript(String source) {
+	LoadedScript(String source) {
 		this.source = source;
 		this.sha1 = DigestUtils.sha1DigestAsHex(source);
 	}
 
 	/**
-	 * Read a script.
-	 * @param location its classpath location, such as
-	 * {@code META-INF/scripts/sliding_window_log.lua}
-	 * @return the script
+	 * Read a script's source.
+	 * @param location its classpath location, such as {@code META-INF/scripts/limits.lua}
+	 * @return the source
 	 */
-	static LoadedScript load(String location) {
+	static String read(String location) {
 		try (InputStream in = new ClassPathResource(location).getInputStream()) {
-			return new LoadedScript(new String(in.readAllBytes(), StandardCharsets.UTF_8));
+			return new String(in.readAllBytes(), StandardCharsets.UTF_8);
 		}
 		catch (IOException ex) {
 			throw new UncheckedIOException("Cannot read the rate-limit script " + location, ex);

@@ -4,14 +4,17 @@ import dev.limiter.Digests;
 import dev.limiter.Limit;
 
 /**
- * Builds the Redis keys of the sliding-window logs.
+ * Builds the Redis keys of every limit's state.
  * <p>
- * A key is {@code <prefix>{<tag>}:<threshold>:<period ms>}. Every log of one caller key
- * shares the hash tag, so one script call touches one Redis Cluster slot. The tag is the
- * caller key with {@code %}, <code>{</code> and <code>}</code> percent-encoded, so
- * nothing in it can end the tag early and move the key to another slot; a caller key
- * longer than {@value #MAX_TAG_LENGTH} characters is replaced by its SHA-256, which keeps
- * keys bounded. Both forms are injective, so two caller keys never share a log.
+ * A key is {@code <prefix>{<tag>}:<threshold>:<period ms>} for a sliding-window log (the
+ * format of the first versions, so their logs keep counting), followed by
+ * {@code :b<slices>} for sliding buckets and {@code :t} for a token bucket. Every key of
+ * one caller key shares the hash tag, so one script call touches one Redis Cluster slot.
+ * The tag is the caller key with {@code %}, <code>{</code> and <code>}</code>
+ * percent-encoded, so nothing in it can end the tag early and move the key to another
+ * slot; a caller key longer than {@value #MAX_TAG_LENGTH} characters is replaced by its
+ * SHA-256, which keeps keys bounded. Both forms are injective, so two caller keys never
+ * share a log.
  */
 public final class RedisKeys {
 
@@ -24,14 +27,19 @@ public final class RedisKeys {
 	}
 
 	/**
-	 * Return the Redis key of the log of one limit for one caller key.
+	 * Return the Redis key of the state of one limit for one caller key.
 	 * @param prefix the key prefix, such as {@code limiter:}
 	 * @param key the caller key
 	 * @param limit the limit
 	 * @return the Redis key
 	 */
 	public static String key(String prefix, String key, Limit limit) {
-		return prefix + "{" + tag(key) + "}:" + limit.threshold() + ":" + limit.period().toMillis();
+		String window = prefix + "{" + tag(key) + "}:" + limit.threshold() + ":" + limit.period().toMillis();
+		return switch (limit.algorithm()) {
+			case SLIDING_LOG -> window;
+			case SLIDING_BUCKETS -> window + ":b" + limit.slices();
+			case TOKEN_BUCKET -> window + ":t";
+		};
 	}
 
 	/**

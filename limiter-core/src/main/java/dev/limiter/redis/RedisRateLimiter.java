@@ -15,10 +15,13 @@ import org.springframework.data.redis.core.script.RedisScript;
 import dev.limiter.AbstractRateLimiter;
 import dev.limiter.Decision;
 import dev.limiter.Limit;
+import dev.limiter.Usage;
 
 /**
- * A {@link dev.limiter.RateLimiter} that keeps an exact sliding-window log per key and
- * limit in Redis sorted sets, decided by one atomic Lua script per call.
+ * A {@link dev.limiter.RateLimiter} that keeps the state of every limit of a key in Redis
+ * (a sorted set per sliding-window log, a hash of slices per bucketed window, one number
+ * per token bucket) and decides each call with one atomic Lua script, whatever algorithms
+ * its limits use.
  * <p>
  * Time is the Redis server's clock by default, so instances whose clocks disagree still
  * agree on the window; {@link Builder#clock(Clock)} switches to the application's clock
@@ -102,32 +105,55 @@ public final class RedisRateLimiter extends AbstractRateLimiter implements AutoC
 	}
 
 	/**
-	 * Return the script every call runs, built once so that its SHA-1 is computed once.
-	 * @return the sliding-window script
+	 * Return the script a call under the given limits runs, composed of the fragments of
+	 * their algorithms and built once so that its SHA-1 is computed once.
+	 * @param limits the limits of a call
+	 * @return the script
 	 */
-	public static RedisScript<List<Long>> script() {
-		return SlidingWindowLogScript.SCRIPT;
+	public static RedisScript<List<Long>> script(List<Limit> limits) {
+		return LimitScript.script(limits);
 	}
 
 	@Override
 	protected Decision doAcquire(String key, long permits, List<Limit> limits) {
-		List<Long> reply = this.executor.execute(SlidingWindowLogScript.SCRIPT,
-				SlidingWindowLogScript.keys(this.keyPrefix, key, limits), args(permits, limits));
-		return SlidingWindowLogScript.read(reply, limits);
+		String member = member();
+		List<Long> reply = this.executor.execute(LimitScript.script(limits),
+				LimitScript.keys(this.keyPrefix, key, limits), acquireArgs(permits, member, limits));
+		return LimitScript.read(reply, limits).granting(key, permits, limits, member);
 	}
 
 	@Override
 	protected CompletableFuture<Decision> doAcquireAsync(String key, long permits, List<Limit> limits) {
+		String member = member();
 		return this.executor
-			.executeAsync(SlidingWindowLogScript.SCRIPT, SlidingWindowLogScript.keys(this.keyPrefix, key, limits),
-					args(permits, limits))
-			.thenApply((reply) -> SlidingWindowLogScript.read(reply, limits));
+			.executeAsync(LimitScript.script(limits), LimitScript.keys(this.keyPrefix, key, limits),
+					acquireArgs(permits, member, limits))
+			.thenApply((reply) -> LimitScript.read(reply, limits).granting(key, permits, limits, member));
 	}
 
-	private byte[][] args(long permits, List<Limit> limits) {
-		long now = (this.clock != null) ? epochMicros(this.clock) : -1;
-		String member = this.tokenPrefix + Long.toString(this.sequence.incrementAndGet(), 36);
-		return SlidingWindowLogScript.args(permits, now, this.countRejected, member, limits);
+	@Override
+	protected List<Usage> doUsage(String key, List<Limit> limits) {
+		List<Long> reply = this.executor.execute(LimitScript.script(limits),
+				LimitScript.keys(this.keyPrefix, key, limits), LimitScript.usageArgs(now(), limits));
+		return LimitScript.readUsage(reply, limits);
+	}
+
+	@Override
+	protected void doRelease(Decision.Grant grant) {
+		this.executor.execute(LimitScript.script(grant.limits()),
+				LimitScript.keys(this.keyPrefix, grant.key(), grant.limits()), LimitScript.releaseArgs(now(), grant));
+	}
+
+	private byte[][] acquireArgs(long permits, String member, List<Limit> limits) {
+		return LimitScript.acquireArgs(permits, now(), this.countRejected, member, limits);
+	}
+
+	private String member() {
+		return this.tokenPrefix + Long.toString(this.sequence.incrementAndGet(), 36);
+	}
+
+	private long now() {
+		return (this.clock != null) ? epochMicros(this.clock) : -1;
 	}
 
 	/**

@@ -13,6 +13,7 @@ import dev.limiter.AbstractRateLimiter;
 import dev.limiter.Decision;
 import dev.limiter.FailurePolicy;
 import dev.limiter.Limit;
+import dev.limiter.Usage;
 import dev.limiter.RateLimiter;
 import dev.limiter.memory.InMemoryRateLimiter;
 
@@ -152,6 +153,31 @@ public final class ResilientRateLimiter extends AbstractRateLimiter {
 		});
 	}
 
+	/**
+	 * Give back a decision's permits to the store; a store that cannot answer keeps them,
+	 * which only makes the limit stricter until they leave its window.
+	 */
+	@Override
+	public boolean release(Decision decision) {
+		if (decision == null || decision.isDegraded() || !this.breaker.tryAcquire()) {
+			return false;
+		}
+		try {
+			boolean released = this.store.release(decision);
+			this.breaker.onSuccess();
+			return released;
+		}
+		catch (RuntimeException ex) {
+			this.breaker.onFailure(ex);
+			return false;
+		}
+	}
+
+	@Override
+	protected List<Usage> doUsage(String key, List<Limit> limits) {
+		return this.store.usage(key, limits);
+	}
+
 	private Decision answered(Decision decision) {
 		this.breaker.onSuccess();
 		return decision;
@@ -170,7 +196,9 @@ public final class ResilientRateLimiter extends AbstractRateLimiter {
 			}
 			if (policy == FailurePolicy.LOCAL) {
 				locals = (locals != null) ? locals : new ArrayList<>(limits.size());
-				locals.add(Limit.of(limit.localThreshold(), limit.period()).named(limit.name()));
+				locals.add(Limit.of(limit.name(), limit.localThreshold(), limit.period())
+					.withAlgorithm(limit.algorithm())
+					.withSlices(limit.slices()));
 			}
 		}
 		if (locals != null) {

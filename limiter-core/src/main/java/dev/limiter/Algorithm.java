@@ -1,0 +1,37 @@
+package dev.limiter;
+
+/**
+ * How a {@link Limit} counts: each algorithm keeps its own promise about the permits it
+ * admits, at its own cost in memory and store time.
+ */
+public enum Algorithm {
+
+	/**
+	 * An exact sliding-window log: never more than N permits in any window of length W,
+	 * and no call rejected that would have fitted. One entry per admitted permit, so
+	 * memory grows with N.
+	 */
+	SLIDING_LOG,
+
+	/**
+	 * A ring of counters, one per slice of the window: never more than N permits in any
+	 * window of length W, but a call may be rejected up to one slice early. Memory is
+	 * bounded by the number of slices, whatever N is.
+	 */
+	SLIDING_BUCKETS,
+
+	/**
+	 * A token bucket (GCRA): a burst of up to N permits, refilled at N per W. At most N +
+	 * N·t/W permits in any interval of length t. One number per key.
+	 */
+	TOKEN_BUCKET;
+
+	/**
+	 * Return the name as written in properties, such as {@code sliding-buckets}.
+	 * @return the property name
+	 */
+	public String text() {
+		return name().toLowerCase(java.util.Locale.ROOT).replace('_', '-');
+	}
+
+}

@@ -1,0 +1,61 @@
+package dev.limiter.memory;
+
+import dev.limiter.Limit;
+
+/**
+ * The token bucket as GCRA: one theoretical arrival time, the moment the bucket is full
+ * again. Each permit moves it one refill interval later; a call fits while it stays
+ * within a full bucket's worth of intervals from now.
+ */
+final class TokenBucketWindow extends Window {
+
+	private final long threshold;
+
+	private final long refill;
+
+	private long arrival;
+
+	TokenBucketWindow(Limit limit) {
+		this.threshold = limit.threshold();
+		this.refill = limit.refillMicros();
+	}
+
+	@Override
+	void load(long now) {
+		this.arrival = Math.max(this.arrival, now);
+		this.used = ceilDiv(this.arrival - now, this.refill);
+	}
+
+	@Override
+	void record(long now, long permits) {
+		// a rejected call that counts leaves the bucket empty, never emptier
+		this.arrival = Math.min(this.arrival + permits * this.refill, now + this.threshold * this.refill);
+		this.used = ceilDiv(this.arrival - now, this.refill);
+	}
+
+	@Override
+	long waitFor(long now, long permits) {
+		return this.arrival + (permits - this.threshold) * this.refill - now;
+	}
+
+	@Override
+	long resetAfter(long now) {
+		return this.arrival - now;
+	}
+
+	@Override
+	void release(long now, long at, long permits) {
+		this.arrival = Math.max(now, this.arrival - permits * this.refill);
+		this.used = ceilDiv(this.arrival - now, this.refill);
+	}
+
+	@Override
+	long expiresAt() {
+		return this.arrival;
+	}
+
+	private static long ceilDiv(long dividend, long divisor) {
+		return -Math.floorDiv(-dividend, divisor);
+	}
+
+}

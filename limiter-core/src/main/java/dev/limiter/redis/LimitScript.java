@@ -1,0 +1,205 @@
+package dev.limiter.redis;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+import org.springframework.data.redis.core.script.RedisScript;
+
+import dev.limiter.Algorithm;
+import dev.limiter.Decision;
+import dev.limiter.Limit;
+import dev.limiter.Usage;
+
+/**
+ * Limiter's script in Redis ({@code META-INF/scripts/limits.lua} with the fragments of
+ * {@code META-INF/scripts/algorithms/}): which script a call runs, which keys it touches,
+ * how its arguments are laid out and how the reply reads. The transport is
+ * {@link RedisScriptExecutor}'s job.
+ * <p>
+ * A call runs the script composed of the fragments of exactly the algorithms its limits
+ * use, so a call under one algorithm carries no other's code.
+ */
+final class LimitScript {
+
+	private static final String MAIN = "META-INF/scripts/limits.lua";
+
+	private static final String MARKER = "--@algorithms";
+
+	private static final Algorithm[] ALGORITHMS = Algorithm.values();
+
+	private static final LoadedScript[] SCRIPTS = compose();
+
+	private static final byte[] ACQUIRE = ascii("a");
+
+	private static final byte[] USAGE = ascii("u");
+
+	private static final byte[] RELEASE = ascii("r");
+
+	private static final byte[] SERVER_TIME = ascii(-1);
+
+	private static final byte[] ZERO = ascii(0);
+
+	private static final byte[] ONE = ascii(1);
+
+	private static final byte[][] CODES = new byte[ALGORITHMS.length][];
+
+	static {
+		for (Algorithm algorithm : ALGORITHMS) {
+			CODES[algorithm.ordinal()] = ascii(code(algorithm));
+		}
+	}
+
+	private LimitScript() {
+	}
+
+	/**
+	 * Return the script for a call's limits.
+	 */
+	static RedisScript<List<Long>> script(List<Limit> limits) {
+		int mask = 0;
+		for (int i = 0; i < limits.size(); i++) {
+			mask |= 1 << limits.get(i).algorithm().ordinal();
+		}
+		return SCRIPTS[mask];
+	}
+
+	/**
+	 * Return the keys of a call: one per limit, all under the caller key's hash tag.
+	 */
+	static byte[][] keys(String prefix, String key, List<Limit> limits) {
+		byte[][] keys = new byte[limits.size()][];
+		for (int i = 0; i < keys.length; i++) {
+			keys[i] = RedisKeys.key(prefix, key, limits.get(i)).getBytes(StandardCharsets.UTF_8);
+		}
+		return keys;
+	}
+
+	/**
+	 * Return the arguments of an acquire.
+	 * @param permits the permits
+	 * @param nowMicros the client's clock, or a negative value for the server's
+	 * @param countRejected whether a rejected call is recorded too
+	 * @param member the call's unique member
+	 * @param limits the limits
+	 * @return the arguments
+	 */
+	static byte[][] acquireArgs(long permits, long nowMicros, boolean countRejected, String member,
+			List<Limit> limits) {
+		return args(ACQUIRE, permits, nowMicros, countRejected, member, 0, limits);
+	}
+
+	/** Return the arguments of a usage query. */
+	static byte[][] usageArgs(long nowMicros, List<Limit> limits) {
+		return args(USAGE, 1, nowMicros, false, "", 0, limits);
+	}
+
+	/** Return the arguments that give back a grant. */
+	static byte[][] releaseArgs(long nowMicros, Decision.Grant grant) {
+		return args(RELEASE, grant.permits(), nowMicros, false, grant.member(), grant.atMicros(), grant.limits());
+	}
+
+	private static byte[][] args(byte[] mode, long permits, long nowMicros, boolean countRejected, String member,
+			long atMicros, List<Limit> limits) {
+		byte[][] args = new byte[6 + 4 * limits.size()][];
+		args[0] = mode;
+		args[1] = (permits == 1) ? ONE : ascii(permits);
+		args[2] = (nowMicros < 0) ? SERVER_TIME : ascii(nowMicros);
+		args[3] = countRejected ? ONE : ZERO;
+		args[4] = member.getBytes(StandardCharsets.US_ASCII);
+		args[5] = (atMicros == 0) ? ZERO : ascii(atMicros);
+		for (int i = 0; i < limits.size(); i++) {
+			Limit limit = limits.get(i);
+			args[6 + 4 * i] = CODES[limit.algorithm().ordinal()];
+			args[7 + 4 * i] = ascii(limit.threshold());
+			args[8 + 4 * i] = ascii(limit.periodMicros());
+			args[9 + 4 * i] = ascii(unit(limit));
+		}
+		return args;
+	}
+
+	/**
+	 * Read an acquire's reply: allowed, deciding limit (1-based), remaining, retry-after
+	 * µs, reset-after µs, now µs.
+	 */
+	static Decision read(List<Long> reply, List<Limit> limits) {
+		if (reply == null || reply.size() != 6) {
+			throw new IllegalStateException("Unexpected reply from the rate-limit script: " + reply);
+		}
+		Limit decider = limits.get(reply.get(1).intValue() - 1);
+		long remaining = reply.get(2);
+		Duration resetAfter = micros(reply.get(4));
+		long now = reply.get(5);
+		if (reply.get(0) == 1L) {
+			return Decision.allowed(decider, remaining, resetAfter, now);
+		}
+		return Decision.rejected(decider, remaining, micros(reply.get(3)), resetAfter, now);
+	}
+
+	/**
+	 * Read a usage reply: used, remaining, reset-after µs and current slice per limit,
+	 * then now µs.
+	 */
+	static List<Usage> readUsage(List<Long> reply, List<Limit> limits) {
+		if (reply == null || reply.size() != 4 * limits.size() + 1) {
+			throw new IllegalStateException("Unexpected reply from the rate-limit script: " + reply);
+		}
+		List<Usage> usage = new ArrayList<>(limits.size());
+		for (int i = 0; i < limits.size(); i++) {
+			usage.add(new Usage(limits.get(i), reply.get(4 * i), reply.get(4 * i + 1), micros(reply.get(4 * i + 2)),
+					reply.get(4 * i + 3)));
+		}
+		return usage;
+	}
+
+	/**
+	 * Return the code of an algorithm in the script: its fragment's file name and the key
+	 * of its functions.
+	 */
+	private static String code(Algorithm algorithm) {
+		return algorithm.name().toLowerCase(java.util.Locale.ROOT);
+	}
+
+	/** Return the algorithm's unit of time: a slice, a refill interval, or none. */
+	private static long unit(Limit limit) {
+		return switch (limit.algorithm()) {
+			case SLIDING_LOG -> 0;
+			case SLIDING_BUCKETS -> limit.sliceMicros();
+			case TOKEN_BUCKET -> limit.refillMicros();
+		};
+	}
+
+	private static LoadedScript[] compose() {
+		String main = LoadedScript.read(MAIN);
+		String[] fragments = new String[ALGORITHMS.length];
+		for (Algorithm algorithm : ALGORITHMS) {
+			fragments[algorithm.ordinal()] = LoadedScript
+				.read("META-INF/scripts/algorithms/" + code(algorithm) + ".lua");
+		}
+		LoadedScript[] scripts = new LoadedScript[1 << ALGORITHMS.length];
+		for (int mask = 1; mask < scripts.length; mask++) {
+			StringBuilder used = new StringBuilder();
+			for (int i = 0; i < fragments.length; i++) {
+				if ((mask & (1 << i)) != 0) {
+					used.append(fragments[i]).append('\n');
+				}
+			}
+			scripts[mask] = new LoadedScript(main.replace(MARKER, used.toString().strip()));
+		}
+		return scripts;
+	}
+
+	private static Duration micros(long micros) {
+		return Duration.ofNanos(Math.multiplyExact(Math.max(0, micros), 1_000L));
+	}
+
+	private static byte[] ascii(long value) {
+		return Long.toString(value).getBytes(StandardCharsets.US_ASCII);
+	}
+
+	private static byte[] ascii(String value) {
+		return value.getBytes(StandardCharsets.US_ASCII);
+	}
+
+}

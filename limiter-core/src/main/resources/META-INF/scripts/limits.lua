@@ -1,0 +1,125 @@
+-- Limiter's decision script: checks every limit of a call first and records only when all
+-- admit (or when rejected calls count), whatever algorithm counts each limit. The
+-- fragments of the algorithms a call uses (META-INF/scripts/algorithms/*.lua) are placed
+-- where the marker below stands; each adds its functions to `algorithms`.
+--
+-- KEYS[i]          the state of limit i (all keys share one hash tag)
+-- ARGV[1]          what to do: 'a' acquire, 'u' read usage, 'r' release a grant
+-- ARGV[2]          permits asked for (or given back)
+-- ARGV[3]          now in microseconds, or -1 to read the Redis server clock
+-- ARGV[4]          1 to record rejected calls too, else 0
+-- ARGV[5]          a member token unique to this call (or the released call's)
+-- ARGV[6]          the released call's time in microseconds, else 0
+-- ARGV[3 + 4i]     algorithm of limit i
+-- ARGV[4 + 4i]     threshold of limit i
+-- ARGV[5 + 4i]     window of limit i in microseconds
+-- ARGV[6 + 4i]     the algorithm's unit of limit i in microseconds (slice, refill interval)
+--
+-- Acquire returns {allowed (1 or 0), deciding limit (1-based), remaining, retry_after_us,
+--                  reset_after_us, now_us}
+-- Usage returns {used, remaining, reset_after_us, current slice (-1 when none)} per limit,
+--               then now_us
+-- Release returns {now_us}
+local algorithms = {}
+
+-- The time to live of a key whose state is empty after `micros`. On the application's
+-- clock it is never under a second: Redis expires keys on its own clock, and must not
+-- forget state that the application's clock still counts.
+local client_clock = tonumber(ARGV[3]) >= 0
+local function ttl_ms(micros)
+  local ttl = math.ceil(micros / 1000)
+  if client_clock and ttl < 1000 then
+    return 1000
+  end
+  return ttl
+end
+
+--@algorithms
+
+local mode = ARGV[1]
+local permits = tonumber(ARGV[2])
+local now = tonumber(ARGV[3])
+local count_rejected = ARGV[4] == '1'
+local token = ARGV[5]
+
+if now < 0 then
+  local time = redis.call('TIME')
+  now = tonumber(time[1]) * 1000000 + tonumber(time[2])
+end
+
+local limits = {}
+for i = 1, #KEYS do
+  local arg = 3 + 4 * i
+  local limit = { key = KEYS[i], n = tonumber(ARGV[arg + 1]), w = tonumber(ARGV[arg + 2]),
+                  unit = tonumber(ARGV[arg + 3]), algorithm = algorithms[ARGV[arg]] }
+  limit.algorithm.load(limit, now)
+  limits[i] = limit
+end
+
+if mode == 'u' then
+  local reply = {}
+  for i, limit in ipairs(limits) do
+    local remaining = limit.n - limit.used
+    if remaining < 0 then
+      remaining = 0
+    end
+    local slice = -1
+    if limit.algorithm.slice then
+      slice = limit.algorithm.slice(limit)
+    end
+    reply[#reply + 1] = limit.used
+    reply[#reply + 1] = remaining
+    reply[#reply + 1] = limit.algorithm.reset(limit, now)
+    reply[#reply + 1] = slice
+  end
+  reply[#reply + 1] = now
+  return reply
+end
+
+if mode == 'r' then
+  local at = tonumber(ARGV[6])
+  for _, limit in ipairs(limits) do
+    limit.algorithm.release(limit, now, permits, token, at)
+  end
+  return { now }
+end
+
+local allowed = 1
+for _, limit in ipairs(limits) do
+  if limit.used + permits > limit.n then
+    allowed = 0
+  end
+end
+
+if allowed == 1 or count_rejected then
+  for _, limit in ipairs(limits) do
+    limit.algorithm.record(limit, now, permits, token)
+  end
+end
+
+local decider, remaining, retry_after = 1, -1, 0
+if allowed == 1 then
+  for i, limit in ipairs(limits) do
+    local left = limit.n - limit.used
+    if remaining < 0 or left < remaining then
+      remaining, decider = left, i
+    end
+  end
+else
+  -- the limit that frees up last decides, measured on the state as it is now (with this
+  -- call in it when rejected calls count)
+  for i, limit in ipairs(limits) do
+    if limit.used + permits > limit.n then
+      local wait = limit.algorithm.wait(limit, now, permits)
+      if retry_after == 0 or wait > retry_after then
+        retry_after, decider = wait, i
+      end
+    end
+  end
+  remaining = limits[decider].n - limits[decider].used
+  if remaining < 0 then
+    remaining = 0
+  end
+end
+
+return { allowed, decider, remaining, retry_after, limits[decider].algorithm.reset(limits[decider], now), now }

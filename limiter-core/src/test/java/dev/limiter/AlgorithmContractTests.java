@@ -1,0 +1,293 @@
+package dev.limiter;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+import dev.limiter.test.MutableClock;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The promise of every {@link Algorithm}, run against each engine: random schedules
+ * checked against each algorithm's {@link LimitOracle}, the algorithms' own behaviour,
+ * limits of several algorithms on one call, usage queries and refunds.
+ */
+public abstract class AlgorithmContractTests {
+
+	/**
+	 * Create a limiter whose time is the given clock.
+	 * @param clock the clock
+	 * @param countRejected whether rejected calls are recorded
+	 * @return the limiter
+	 */
+	protected abstract RateLimiter limiter(Clock clock, boolean countRejected);
+
+	/**
+	 * Create independent limiters over one store with the store's own clock.
+	 * @param count how many
+	 * @return the limiters
+	 */
+	protected abstract List<RateLimiter> instances(int count);
+
+	private final MutableClock clock = MutableClock.startingNow();
+
+	/**
+	 * Return how many random schedules each schedule test runs: 1,000, or
+	 * {@value RateLimiterContractTests#SCHEDULES_PROPERTY} when it asks for more.
+	 * @return the number of schedules
+	 */
+	protected int schedules() {
+		return Math.max(1_000, Integer.getInteger(RateLimiterContractTests.SCHEDULES_PROPERTY, 0));
+	}
+
+	@ParameterizedTest
+	@EnumSource(Algorithm.class)
+	void randomSchedulesKeepTheAlgorithmsPromise(Algorithm algorithm) {
+		assertThat(runSchedules((random) -> algorithm)).isEmpty();
+	}
+
+	@Test
+	void randomSchedulesMixingAlgorithmsKeepEveryPromise() {
+		Algorithm[] algorithms = Algorithm.values();
+		assertThat(runSchedules((random) -> algorithms[random.nextInt(algorithms.length)])).isEmpty();
+	}
+
+	private List<String> runSchedules(java.util.function.Function<Random, Algorithm> algorithms) {
+		int schedules = schedules();
+		long seed = Long.getLong(RateLimiterContractTests.SCHEDULES_PROPERTY + ".seed", System.nanoTime());
+		Random random = new Random(seed);
+		RateLimiter limiter = limiter(this.clock, false);
+		List<String> violations = new ArrayList<>();
+		for (int schedule = 0; schedule < schedules && violations.isEmpty(); schedule++) {
+			List<Limit> limits = new ArrayList<>();
+			List<LimitOracle> oracles = new ArrayList<>();
+			for (int i = 0, count = 1 + random.nextInt(3); i < count; i++) {
+				Limit limit = Limit.of("l" + i, 1 + random.nextInt(20), Duration.ofMillis(1 + random.nextInt(2_000)))
+					.withAlgorithm(algorithms.apply(random))
+					.withSlices(1 + random.nextInt(30));
+				if (limits.stream().noneMatch(limit::sameWindowAs)) {
+					limits.add(limit);
+					oracles.add(LimitOracle.of(limit));
+				}
+			}
+			long smallest = limits.stream().mapToLong(Limit::threshold).min().getAsLong();
+			String key = "schedule-" + schedule;
+			for (int call = 0; call < 40 && violations.isEmpty(); call++) {
+				this.clock.advance(Duration.ofNanos(random.nextInt(400_000) * 1_000L));
+				long permits = (random.nextInt(4) == 0) ? 1 + random.nextInt((int) smallest) : 1;
+				Decision decision = limiter.acquire(key, permits, limits);
+				String where = "seed " + seed + ", schedule " + schedule + " " + limits + ", call " + call + ", "
+						+ permits + " at " + decision.decidedAtMicros() + ": ";
+				String violation = check(decision, permits, oracles);
+				if (violation != null) {
+					violations.add(where + violation);
+				}
+			}
+		}
+		return violations;
+	}
+
+	private static String check(Decision decision, long permits, List<LimitOracle> oracles) {
+		long now = decision.decidedAtMicros();
+		boolean fits = fitsAll(oracles, now, permits);
+		if (decision.isAllowed() != fits) {
+			return (decision.isAllowed() ? "admitted" : "rejected") + ", the model says otherwise";
+		}
+		if (!decision.isAllowed()) {
+			long retry = decision.retryAfter().toNanos() / 1_000;
+			if (!fitsAll(oracles, now + retry, permits) || fitsAll(oracles, now + retry - 1, permits)) {
+				return "retry-after " + decision.retryAfter() + " is not the exact wait";
+			}
+			return null;
+		}
+		long remaining = Long.MAX_VALUE;
+		for (LimitOracle oracle : oracles) {
+			oracle.admit(now, permits);
+			String broken = oracle.broken(now);
+			if (broken != null) {
+				return broken;
+			}
+			remaining = Math.min(remaining, oracle.remaining(now));
+		}
+		return (decision.remaining() != remaining)
+				? "remaining " + decision.remaining() + ", the model says " + remaining : null;
+	}
+
+	private static boolean fitsAll(List<LimitOracle> oracles, long now, long permits) {
+		for (LimitOracle oracle : oracles) {
+			if (!oracle.fits(now, permits)) {
+				return false;
+			}
+		}
+		return true;
+	}
+
+	@Test
+	void bucketsRejectAtMostOneSliceEarlyAndSayWhenExactly() {
+		RateLimiter limiter = limiter(this.clock, false);
+		Limit limit = Limit.of(2, Duration.ofSeconds(10)).withAlgorithm(Algorithm.SLIDING_BUCKETS).withSlices(10);
+		// slices start at whole seconds of the epoch: put the first calls half-way into
+		// one
+		this.clock.set(java.time.Instant.ofEpochSecond(this.clock.instant().getEpochSecond() + 1).plusMillis(500));
+		assertThat(limiter.acquire("buckets", limit).isAllowed()).isTrue();
+		assertThat(limiter.acquire("buckets", limit).isAllowed()).isTrue();
+		this.clock.advance(Duration.ofSeconds(5));
+		Decision rejected = limiter.acquire("buckets", limit);
+		assertThat(rejected.isAllowed()).isFalse();
+		// The calls at 0.5s leave a log at 10.5s; their slice [0s, 1s) leaves at 11s.
+		assertThat(rejected.retryAfter()).isEqualTo(Duration.ofMillis(5_500));
+		assertThat(rejected.resetAfter()).isEqualTo(Duration.ofMillis(5_500));
+		this.clock.advance(Duration.ofMillis(5_500).minusNanos(1_000));
+		assertThat(limiter.acquire("buckets", limit).isAllowed()).as("one microsecond early").isFalse();
+		this.clock.advance(Duration.ofNanos(1_000));
+		Decision admitted = limiter.acquire("buckets", limit);
+		assertThat(admitted.isAllowed()).isTrue();
+		assertThat(admitted.remaining()).isEqualTo(1);
+	}
+
+	@Test
+	void aTokenBucketAdmitsABurstThenOnePermitPerRefillInterval() {
+		RateLimiter limiter = limiter(this.clock, false);
+		Limit limit = Limit.of(4, Duration.ofSeconds(2)).withAlgorithm(Algorithm.TOKEN_BUCKET);
+		for (int i = 0; i < 4; i++) {
+			assertThat(limiter.acquire("bucket", limit).remaining()).isEqualTo(3 - i);
+		}
+		Decision rejected = limiter.acquire("bucket", limit);
+		assertThat(rejected.isAllowed()).isFalse();
+		assertThat(rejected.retryAfter()).isEqualTo(Duration.ofMillis(500));
+		assertThat(rejected.resetAfter()).isEqualTo(Duration.ofSeconds(2));
+		this.clock.advance(Duration.ofMillis(499));
+		assertThat(limiter.acquire("bucket", limit).isAllowed()).isFalse();
+		this.clock.advance(Duration.ofMillis(1));
+		assertThat(limiter.acquire("bucket", limit).isAllowed()).isTrue();
+		Decision twoPermits = limiter.acquire("bucket", 2, List.of(limit));
+		assertThat(twoPermits.isAllowed()).isFalse();
+		assertThat(twoPermits.retryAfter()).isEqualTo(Duration.ofSeconds(1));
+		this.clock.advance(Duration.ofSeconds(1));
+		assertThat(limiter.acquire("bucket", 2, List.of(limit)).isAllowed()).isTrue();
+	}
+
+	@ParameterizedTest
+	@EnumSource(Algorithm.class)
+	void rejectedCallsKeepAClientOutWhenCounted(Algorithm algorithm) {
+		RateLimiter limiter = limiter(this.clock, true);
+		Limit limit = Limit.of(2, Duration.ofSeconds(10)).withAlgorithm(algorithm).withSlices(10);
+		limiter.acquire("abuser", limit);
+		limiter.acquire("abuser", limit);
+		for (int i = 0; i < 30; i++) {
+			this.clock.advance(Duration.ofSeconds(1));
+			assertThat(limiter.acquire("abuser", limit).isAllowed()).as("call %d", i).isFalse();
+		}
+		this.clock.advance(Duration.ofSeconds(11));
+		assertThat(limiter.acquire("abuser", limit).isAllowed()).isTrue();
+	}
+
+	@Test
+	void limitsOfDifferentAlgorithmsOnOneCallAreAllOrNothing() {
+		RateLimiter limiter = limiter(this.clock, false);
+		Limit log = Limit.of("log", 5, Duration.ofSeconds(10));
+		Limit buckets = Limit.of("buckets", 5, Duration.ofSeconds(10)).withAlgorithm(Algorithm.SLIDING_BUCKETS);
+		Limit tokens = Limit.of("tokens", 2, Duration.ofSeconds(10)).withAlgorithm(Algorithm.TOKEN_BUCKET);
+		List<Limit> limits = List.of(log, buckets, tokens);
+		assertThat(limiter.acquire("mixed", 1, limits).isAllowed()).isTrue();
+		Decision second = limiter.acquire("mixed", 1, limits);
+		assertThat(second.isAllowed()).isTrue();
+		assertThat(second.limit()).isEqualTo(tokens);
+		assertThat(second.remaining()).isZero();
+		Decision rejected = limiter.acquire("mixed", 1, limits);
+		assertThat(rejected.isAllowed()).isFalse();
+		assertThat(rejected.limit()).isEqualTo(tokens);
+		assertThat(rejected.retryAfter()).isEqualTo(Duration.ofSeconds(5));
+		List<Usage> usage = limiter.usage("mixed", limits);
+		assertThat(usage).extracting(Usage::used).containsExactly(2L, 2L, 2L);
+		assertThat(usage).extracting(Usage::remaining).containsExactly(3L, 3L, 0L);
+	}
+
+	@ParameterizedTest
+	@EnumSource(Algorithm.class)
+	void usageReadsWithoutRecording(Algorithm algorithm) {
+		RateLimiter limiter = limiter(this.clock, false);
+		Limit limit = Limit.of(3, Duration.ofSeconds(60)).withAlgorithm(algorithm);
+		List<Usage> before = limiter.usage("reader", List.of(limit));
+		assertThat(before).singleElement().satisfies((usage) -> {
+			assertThat(usage.limit()).isEqualTo(limit);
+			assertThat(usage.used()).isZero();
+			assertThat(usage.remaining()).isEqualTo(3);
+			assertThat(usage.resetAfter()).isZero();
+		});
+		limiter.acquire("reader", 2, List.of(limit));
+		for (int i = 0; i < 3; i++) {
+			assertThat(limiter.usage("reader", List.of(limit))).singleElement().satisfies((usage) -> {
+				assertThat(usage.used()).isEqualTo(2);
+				assertThat(usage.remaining()).isEqualTo(1);
+				assertThat(usage.resetAfter()).isPositive();
+				assertThat(usage.currentSlice()).isEqualTo((algorithm == Algorithm.SLIDING_BUCKETS) ? 2 : -1);
+			});
+		}
+		assertThat(limiter.acquire("reader", limit).remaining()).isZero();
+	}
+
+	@ParameterizedTest
+	@EnumSource(Algorithm.class)
+	void aReleasedDecisionGivesItsPermitsBackOnce(Algorithm algorithm) {
+		RateLimiter limiter = limiter(this.clock, false);
+		Limit limit = Limit.of(2, Duration.ofSeconds(60)).withAlgorithm(algorithm);
+		Decision first = limiter.acquire("refund", 2, List.of(limit));
+		Decision rejected = limiter.acquire("refund", limit);
+		assertThat(rejected.isAllowed()).isFalse();
+		assertThat(limiter.release(rejected)).as("a rejection").isFalse();
+		this.clock.advance(Duration.ofSeconds(1));
+		assertThat(limiter.release(first)).isTrue();
+		assertThat(limiter.release(first)).as("twice").isFalse();
+		assertThat(limiter.usage("refund", List.of(limit))).singleElement()
+			.satisfies((usage) -> assertThat(usage.used()).isZero());
+		assertThat(limiter.acquire("refund", 2, List.of(limit)).isAllowed()).isTrue();
+		assertThat(limiter.acquire("refund", limit).isAllowed()).isFalse();
+	}
+
+	@ParameterizedTest
+	@EnumSource(Algorithm.class)
+	void concurrentBurstAcrossInstancesAdmitsExactlyTheThreshold(Algorithm algorithm) throws Exception {
+		List<RateLimiter> instances = instances(2);
+		Limit limit = Limit.of(137, Duration.ofHours(1)).withAlgorithm(algorithm);
+		ExecutorService executor = Executors.newFixedThreadPool(32);
+		try {
+			CountDownLatch start = new CountDownLatch(1);
+			List<Callable<Boolean>> tasks = new ArrayList<>();
+			for (int i = 0; i < 600; i++) {
+				RateLimiter instance = instances.get(i % instances.size());
+				tasks.add(() -> {
+					start.await();
+					return instance.acquire("burst-" + algorithm, limit).isAllowed();
+				});
+			}
+			List<Future<Boolean>> futures = new ArrayList<>();
+			for (Callable<Boolean> task : tasks) {
+				futures.add(executor.submit(task));
+			}
+			start.countDown();
+			int admitted = 0;
+			for (Future<Boolean> future : futures) {
+				admitted += future.get(30, TimeUnit.SECONDS) ? 1 : 0;
+			}
+			assertThat(admitted).isEqualTo(137);
+		}
+		finally {
+			executor.shutdownNow();
+		}
+	}
+
+}

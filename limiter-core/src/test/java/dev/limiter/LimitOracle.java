@@ -1,0 +1,206 @@
+package dev.limiter;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * An independent model of one limit under its algorithm, written from the algorithm's
+ * definition rather than from either engine: which calls it admits, how many permits are
+ * left, and the promise it keeps. Times are microseconds.
+ */
+public abstract class LimitOracle {
+
+	protected final Limit limit;
+
+	protected final List<long[]> admitted = new ArrayList<>();
+
+	protected LimitOracle(Limit limit) {
+		this.limit = limit;
+	}
+
+	/**
+	 * Return the oracle of a limit's algorithm.
+	 * @param limit the limit
+	 * @return its oracle
+	 */
+	public static LimitOracle of(Limit limit) {
+		return switch (limit.algorithm()) {
+			case SLIDING_LOG -> new Log(limit);
+			case SLIDING_BUCKETS -> new Buckets(limit);
+			case TOKEN_BUCKET -> new TokenBucket(limit);
+		};
+	}
+
+	/**
+	 * Return whether a call of {@code permits} at {@code now} fits, given what was
+	 * admitted before it.
+	 */
+	public abstract boolean fits(long now, long permits);
+
+	/** Return the permits left at {@code now}. */
+	public abstract long remaining(long now);
+
+	/**
+	 * Record an admitted call.
+	 */
+	public void admit(long now, long permits) {
+		this.admitted.add(new long[] { now, permits });
+	}
+
+	/**
+	 * Return how the algorithm's promise is broken by what was admitted up to
+	 * {@code now}, or {@code null} when it holds.
+	 */
+	public abstract String broken(long now);
+
+	public Limit limit() {
+		return this.limit;
+	}
+
+	/** The permits admitted in (from, to]. */
+	protected long admittedIn(long from, long to) {
+		long count = 0;
+		for (long[] entry : this.admitted) {
+			count += (entry[0] > from && entry[0] <= to) ? entry[1] : 0;
+		}
+		return count;
+	}
+
+	/** The window's promise: never more than N in any window (t - W, t]. */
+	protected String windowBroken(long now) {
+		long inWindow = admittedIn(now - this.limit.periodMicros(), now);
+		return (inWindow > this.limit.threshold())
+				? inWindow + " admitted in the window ending at " + now + " under " + this.limit : null;
+	}
+
+	/** The exact sliding-window log. */
+	static final class Log extends LimitOracle {
+
+		Log(Limit limit) {
+			super(limit);
+		}
+
+		@Override
+		public boolean fits(long now, long permits) {
+			return admittedIn(now - this.limit.periodMicros(), now) + permits <= this.limit.threshold();
+		}
+
+		@Override
+		public long remaining(long now) {
+			return this.limit.threshold() - admittedIn(now - this.limit.periodMicros(), now);
+		}
+
+		@Override
+		public String broken(long now) {
+			return windowBroken(now);
+		}
+
+	}
+
+	/**
+	 * Sliding buckets: calls are counted in slices of {@code W / slices} whole
+	 * milliseconds; a call counts its own slice and as many whole slices before it as
+	 * cover W.
+	 */
+	static final class Buckets extends LimitOracle {
+
+		private final long slice;
+
+		private final long covered;
+
+		Buckets(Limit limit) {
+			super(limit);
+			this.slice = Math.max(1, limit.period().toMillis() / limit.slices()) * 1_000;
+			long slices = 0;
+			while (slices * this.slice < limit.periodMicros()) {
+				slices++;
+			}
+			this.covered = slices;
+		}
+
+		private long counted(long now) {
+			long first = Math.floorDiv(now, this.slice) - this.covered;
+			long count = 0;
+			for (long[] entry : this.admitted) {
+				count += (Math.floorDiv(entry[0], this.slice) >= first && entry[0] <= now) ? entry[1] : 0;
+			}
+			return count;
+		}
+
+		@Override
+		public boolean fits(long now, long permits) {
+			return counted(now) + permits <= this.limit.threshold();
+		}
+
+		@Override
+		public long remaining(long now) {
+			return this.limit.threshold() - counted(now);
+		}
+
+		@Override
+		public String broken(long now) {
+			return windowBroken(now);
+		}
+
+	}
+
+	/**
+	 * The token bucket as a continuous leaky bucket: a level of work in microseconds that
+	 * drains one microsecond per microsecond; a permit adds one refill interval (W / N
+	 * rounded up); a call fits while the level stays within N intervals.
+	 */
+	static final class TokenBucket extends LimitOracle {
+
+		private final long interval;
+
+		private long level;
+
+		private long lastUpdate = Long.MIN_VALUE;
+
+		TokenBucket(Limit limit) {
+			super(limit);
+			long interval = limit.periodMicros() / limit.threshold();
+			this.interval = (interval * limit.threshold() < limit.periodMicros()) ? interval + 1 : interval;
+		}
+
+		private long levelAt(long now) {
+			return (this.lastUpdate == Long.MIN_VALUE) ? 0 : Math.max(0, this.level - (now - this.lastUpdate));
+		}
+
+		@Override
+		public boolean fits(long now, long permits) {
+			return levelAt(now) + permits * this.interval <= this.limit.threshold() * this.interval;
+		}
+
+		@Override
+		public long remaining(long now) {
+			long level = levelAt(now);
+			return this.limit.threshold() - (level + this.interval - 1) / this.interval;
+		}
+
+		@Override
+		public void admit(long now, long permits) {
+			this.level = levelAt(now) + permits * this.interval;
+			this.lastUpdate = now;
+			super.admit(now, permits);
+		}
+
+		@Override
+		public String broken(long now) {
+			// at most N + N·t/W in any interval [from, now] of length t
+			for (long[] entry : this.admitted) {
+				long from = entry[0];
+				long count = admittedIn(from - 1, now);
+				double allowed = this.limit.threshold()
+						+ (double) this.limit.threshold() * (now - from) / this.limit.periodMicros();
+				if (count > allowed) {
+					return count + " admitted in [" + from + ", " + now + "] under " + this.limit + ", at most "
+							+ allowed;
+				}
+			}
+			return null;
+		}
+
+	}
+
+}
