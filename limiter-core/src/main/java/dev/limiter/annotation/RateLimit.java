@@ -8,7 +8,9 @@ import java.lang.annotation.RetentionPolicy;
 import java.lang.annotation.Target;
 import java.util.concurrent.TimeUnit;
 
+import dev.limiter.Algorithm;
 import dev.limiter.FailurePolicy;
+import dev.limiter.Limit;
 
 /**
  * Limits how often a method may be called: at most {@link #threshold()} calls in any
@@ -90,5 +92,19 @@ public @interface RateLimit {
 	 * @return the per-instance threshold
 	 */
 	long localThreshold() default 0;
+
+	/**
+	 * How this limit counts; empty for the configured default ({@code limiter.algorithm},
+	 * the sliding-window log unless set). At most one value.
+	 * @return the algorithm
+	 */
+	Algorithm[] algorithm() default {};
+
+	/**
+	 * The number of slices of the window under {@link Algorithm#SLIDING_BUCKETS}: 60
+	 * makes one-minute slices of a one-hour window. Other algorithms take no slices.
+	 * @return the slices, 1 to {@value Limit#MAX_SLICES}
+	 */
+	int slices() default Limit.DEFAULT_SLICES;
 
 }

@@ -21,6 +21,7 @@ import org.springframework.util.ClassUtils;
 import org.springframework.util.ReflectionUtils;
 
 import dev.limiter.AbstractRateLimiter;
+import dev.limiter.Algorithm;
 import dev.limiter.FailurePolicy;
 import dev.limiter.Limit;
 import dev.limiter.annotation.RateLimit;
@@ -42,6 +43,8 @@ public class RateLimitAnnotationParser {
 
 	private final Map<String, LimiterProperties.NamedLimit> namedLimits;
 
+	private final Algorithm defaultAlgorithm;
+
 	private final SpelExpressionParser parser;
 
 	private final BeanFactoryResolver beanResolver;
@@ -53,10 +56,24 @@ public class RateLimitAnnotationParser {
 	 * expressions, or {@code null}
 	 */
 	public RateLimitAnnotationParser(Map<String, LimiterProperties.NamedLimit> namedLimits, BeanFactory beanFactory) {
-		if (namedLimits == null) {
-			throw new IllegalArgumentException("namedLimits must not be null");
+		this(namedLimits, Algorithm.SLIDING_LOG, beanFactory);
+	}
+
+	/**
+	 * Create a parser.
+	 * @param namedLimits the named limits of the configuration
+	 * @param defaultAlgorithm the algorithm of limits that choose none
+	 * ({@code limiter.algorithm})
+	 * @param beanFactory the bean factory that resolves {@code @bean} references in key
+	 * expressions, or {@code null}
+	 */
+	public RateLimitAnnotationParser(Map<String, LimiterProperties.NamedLimit> namedLimits, Algorithm defaultAlgorithm,
+			BeanFactory beanFactory) {
+		if (namedLimits == null || defaultAlgorithm == null) {
+			throw new IllegalArgumentException("namedLimits and defaultAlgorithm must not be null");
 		}
 		this.namedLimits = Map.copyOf(namedLimits);
+		this.defaultAlgorithm = defaultAlgorithm;
 		ClassLoader classLoader = ClassUtils.getDefaultClassLoader();
 		this.parser = new SpelExpressionParser(new SpelParserConfiguration(SpelCompilerMode.MIXED, classLoader));
 		this.beanResolver = (beanFactory != null) ? new BeanFactoryResolver(beanFactory) : null;
@@ -180,7 +197,36 @@ public class RateLimitAnnotationParser {
 							+ "of whole milliseconds, at most " + Limit.MAX_PERIOD.toDays() + " days.";
 			throw new InvalidRateLimitException(description, ex.getMessage(), fix);
 		}
-		return withFailureSettings(description, annotation, configured, limit);
+		return withAlgorithm(description, annotation, configured,
+				withFailureSettings(description, annotation, configured, limit));
+	}
+
+	private Limit withAlgorithm(String description, RateLimit annotation, LimiterProperties.NamedLimit configured,
+			Limit limit) {
+		Algorithm[] algorithms = annotation.algorithm();
+		if (algorithms.length > 1) {
+			throw new InvalidRateLimitException(description,
+					"algorithm has " + algorithms.length + " values " + Arrays.toString(algorithms),
+					"Give algorithm at most one value, or none for the default (limiter.algorithm).");
+		}
+		Algorithm algorithm = (configured != null && configured.getAlgorithm() != null) ? configured.getAlgorithm()
+				: (algorithms.length == 1) ? algorithms[0] : this.defaultAlgorithm;
+		int slices = (configured != null && configured.getSlices() != null) ? configured.getSlices()
+				: annotation.slices();
+		if (slices != Limit.DEFAULT_SLICES && algorithm != Algorithm.SLIDING_BUCKETS) {
+			throw new InvalidRateLimitException(description,
+					"slices = " + slices + " is given to a " + algorithm.text() + " limit " + limit,
+					"Slices cut a sliding-buckets window: remove slices, or set algorithm = "
+							+ "Algorithm.SLIDING_BUCKETS (limiter.limits.<name>.algorithm: sliding-buckets).");
+		}
+		try {
+			return limit.withAlgorithm(algorithm).withSlices(slices);
+		}
+		catch (IllegalArgumentException ex) {
+			throw new InvalidRateLimitException(description, ex.getMessage(),
+					"Set slices (or limiter.limits.<name>.slices) between 1 and " + Limit.MAX_SLICES
+							+ "; 60 makes one-minute slices of a one-hour window.");
+		}
 	}
 
 	private static Limit withFailureSettings(String description, RateLimit annotation,

@@ -65,7 +65,8 @@ public final class LimiterAutoConfiguration {
 		@Bean
 		@ConditionalOnMissingBean
 		RateLimitOperationSource rateLimitOperationSource(LimiterProperties properties, BeanFactory beanFactory) {
-			return new RateLimitOperationSource(new RateLimitAnnotationParser(properties.getLimits(), beanFactory));
+			return new RateLimitOperationSource(
+					new RateLimitAnnotationParser(properties.getLimits(), properties.getAlgorithm(), beanFactory));
 		}
 
 		@Bean

@@ -7,6 +7,7 @@ import java.util.Map;
 import org.springframework.beans.factory.InitializingBean;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
+import dev.limiter.Algorithm;
 import dev.limiter.FailurePolicy;
 import dev.limiter.web.HeaderStyle;
 import dev.limiter.web.PathStyle;
@@ -41,6 +42,12 @@ public class LimiterProperties implements InitializingBean {
 	 * annotation's.
 	 */
 	private final Map<String, NamedLimit> limits = new LinkedHashMap<>();
+
+	/**
+	 * Algorithm of every limit that does not choose one: sliding-log (exact),
+	 * sliding-buckets (bounded memory for big quotas) or token-bucket (bursts).
+	 */
+	private Algorithm algorithm = Algorithm.SLIDING_LOG;
 
 	/**
 	 * Whether rejected calls are recorded too, so that a client that keeps calling stays
@@ -115,6 +122,14 @@ public class LimiterProperties implements InitializingBean {
 
 	public void setStore(Store store) {
 		this.store = store;
+	}
+
+	public Algorithm getAlgorithm() {
+		return this.algorithm;
+	}
+
+	public void setAlgorithm(Algorithm algorithm) {
+		this.algorithm = algorithm;
 	}
 
 	public ClockSource getClock() {
@@ -223,6 +238,33 @@ public class LimiterProperties implements InitializingBean {
 		 * 0 for the threshold.
 		 */
 		private Long localThreshold;
+
+		/**
+		 * Algorithm of the limit, instead of the annotation's or the default.
+		 */
+		private Algorithm algorithm;
+
+		/**
+		 * Number of slices of a sliding-buckets window, instead of the annotation's (60
+		 * by default).
+		 */
+		private Integer slices;
+
+		public Algorithm getAlgorithm() {
+			return this.algorithm;
+		}
+
+		public void setAlgorithm(Algorithm algorithm) {
+			this.algorithm = algorithm;
+		}
+
+		public Integer getSlices() {
+			return this.slices;
+		}
+
+		public void setSlices(Integer slices) {
+			this.slices = slices;
+		}
 
 		public Long getThreshold() {
 			return this.threshold;

@@ -4,6 +4,7 @@ import java.time.Duration;
 
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 
+import dev.limiter.Algorithm;
 import dev.limiter.Limit;
 
 /**
@@ -80,6 +81,21 @@ final class LimiterPropertiesValidator {
 		catch (IllegalArgumentException ex) {
 			throw new InvalidConfigurationPropertyValueException(property + ".local-threshold",
 					limit.getLocalThreshold(), ex.getMessage());
+		}
+		try {
+			if (limit.getSlices() != null) {
+				Limit.of(name, 1, Limit.MIN_PERIOD).withSlices(limit.getSlices());
+			}
+		}
+		catch (IllegalArgumentException ex) {
+			throw new InvalidConfigurationPropertyValueException(property + ".slices", limit.getSlices(),
+					ex.getMessage());
+		}
+		if (limit.getSlices() != null && limit.getAlgorithm() != null
+				&& limit.getAlgorithm() != Algorithm.SLIDING_BUCKETS) {
+			throw new InvalidConfigurationPropertyValueException(property + ".slices", limit.getSlices(),
+					"Slices cut a sliding-buckets window; the limit's algorithm is " + limit.getAlgorithm().text()
+							+ ". Remove slices or set the algorithm to sliding-buckets.");
 		}
 	}
 

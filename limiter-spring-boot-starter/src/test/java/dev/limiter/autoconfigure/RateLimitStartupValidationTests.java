@@ -17,6 +17,7 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.util.ReflectionUtils;
 
+import dev.limiter.Algorithm;
 import dev.limiter.FailurePolicy;
 import dev.limiter.Limit;
 import dev.limiter.annotation.RateLimit;
@@ -60,7 +61,13 @@ class RateLimitStartupValidationTests {
 						"Give failurePolicy at most one value"),
 				Arguments.of(NegativeLocalThreshold.class, "localThreshold must be between 0 (the threshold)",
 						"Set localThreshold"),
-				Arguments.of(MaxLongLocalThreshold.class, "was 9223372036854775807", "Set localThreshold"));
+				Arguments.of(MaxLongLocalThreshold.class, "was 9223372036854775807", "Set localThreshold"),
+				Arguments.of(ZeroSlices.class, "slices must be between 1 and 3600, was 0", "Set slices"),
+				Arguments.of(TooManySlices.class, "slices must be between 1 and 3600, was 3601", "Set slices"),
+				Arguments.of(SlicesOnATokenBucket.class, "slices = 10 is given to a token-bucket limit",
+						"Slices cut a sliding-buckets window"),
+				Arguments.of(TwoAlgorithms.class, "algorithm has 2 values [SLIDING_LOG, TOKEN_BUCKET]",
+						"Give algorithm at most one value"));
 	}
 
 	@ParameterizedTest(name = "{0}")
@@ -108,7 +115,11 @@ class RateLimitStartupValidationTests {
 				Arguments.of("period=36501d", "limiter.limits.x.period", "was PT876024H"),
 				Arguments.of("period=9223372036854775807d", "limiter.limits.x.period", "Failed to bind"),
 				Arguments.of("local-threshold=-1", "limiter.limits.x.local-threshold", "was -1"),
-				Arguments.of("failure-policy=sometimes", "limiter.limits.x.failure-policy", "Failed to bind"));
+				Arguments.of("failure-policy=sometimes", "limiter.limits.x.failure-policy", "Failed to bind"),
+				Arguments.of("algorithm=fixed-window", "limiter.limits.x.algorithm", "Failed to bind"),
+				Arguments.of("slices=0", "limiter.limits.x.slices", "was 0"),
+				Arguments.of("slices=3601", "limiter.limits.x.slices", "was 3601"),
+				Arguments.of("slices=sixty", "limiter.limits.x.slices", "Failed to bind"));
 	}
 
 	@ParameterizedTest(name = "limiter.limits.x.{0}")
@@ -134,6 +145,7 @@ class RateLimitStartupValidationTests {
 				Arguments.of("limiter.breaker.failure-threshold=0", "limiter.breaker.failure-threshold"),
 				Arguments.of("limiter.breaker.open-duration=-1s", "limiter.breaker.open-duration"),
 				Arguments.of("limiter.local-cache.enabled=maybe", "limiter.local-cache.enabled"),
+				Arguments.of("limiter.algorithm=leaky-bucket", "limiter.algorithm"),
 				Arguments.of("limiter.web.headers=all", "limiter.web.headers"),
 				Arguments.of("limiter.web.path-style=route", "limiter.web.path-style"),
 				Arguments.of("limiter.key-prefix={app}:", "limiter.key-prefix"));
@@ -359,6 +371,42 @@ class RateLimitStartupValidationTests {
 	static class ZeroPermits {
 
 		@RateLimit(threshold = 1, permits = 0)
+		public void call() {
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class ZeroSlices {
+
+		@RateLimit(threshold = 1, algorithm = Algorithm.SLIDING_BUCKETS, slices = 0)
+		public void call() {
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class TooManySlices {
+
+		@RateLimit(threshold = 1, algorithm = Algorithm.SLIDING_BUCKETS, slices = 3601)
+		public void call() {
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class SlicesOnATokenBucket {
+
+		@RateLimit(threshold = 1, algorithm = Algorithm.TOKEN_BUCKET, slices = 10)
+		public void call() {
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class TwoAlgorithms {
+
+		@RateLimit(threshold = 1, algorithm = { Algorithm.SLIDING_LOG, Algorithm.TOKEN_BUCKET })
 		public void call() {
 		}
 
