@@ -10,6 +10,7 @@ import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
 
+import dev.limiter.Algorithm;
 import dev.limiter.annotation.RateLimit;
 
 /**
@@ -61,6 +62,27 @@ class SampleController {
 	@GetMapping("/orders/{id}")
 	Map<String, Object> order(@PathVariable long id) {
 		return Map.of("id", id, "status", "shipped");
+	}
+
+	/**
+	 * A big quota on sliding buckets: 1,000 a minute and 10,000 an hour per user, each
+	 * key a few counters in Redis however many calls it makes.
+	 */
+	@RateLimit(threshold = 1_000, period = 1, unit = TimeUnit.MINUTES, algorithm = Algorithm.SLIDING_BUCKETS)
+	@RateLimit(threshold = 10_000, period = 1, unit = TimeUnit.HOURS, algorithm = Algorithm.SLIDING_BUCKETS)
+	@GetMapping("/catalogue")
+	Map<String, Object> catalogue(@RequestParam(defaultValue = "1") int page) {
+		return Map.of("page", page, "items", new String[] { "item " + (2 * page - 1), "item " + (2 * page) });
+	}
+
+	/**
+	 * A token bucket: a burst of 5 thumbnails per user, refilled at 5 per 10 seconds (one
+	 * every 2 seconds).
+	 */
+	@RateLimit(threshold = 5, period = 10, algorithm = Algorithm.TOKEN_BUCKET)
+	@GetMapping("/thumbnails/{id}")
+	Map<String, Object> thumbnail(@PathVariable long id) {
+		return Map.of("id", id, "url", "/images/" + id + "-small.png");
 	}
 
 	/**
