@@ -11,7 +11,8 @@ import os
 import sys
 
 results = sys.argv[1] if len(sys.argv) > 1 else "results"
-CONTENDERS = ["incr", "evalsha", "limiter", "limiter-cached", "bucket4j", "scg", "limiter-lean"]
+CONTENDERS = ["incr", "evalsha", "limiter", "limiter-cached", "limiter-buckets", "limiter-token", "bucket4j", "scg",
+              "limiter-lean"]
 WORKLOADS = ["uniform", "zipf", "reject-heavy", "hot-key"]
 
 jmh = {}

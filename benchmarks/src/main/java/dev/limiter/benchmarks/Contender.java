@@ -15,6 +15,7 @@ import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.data.redis.core.script.DefaultRedisScript;
 import org.springframework.data.redis.core.script.RedisScript;
 
+import dev.limiter.Algorithm;
 import dev.limiter.Decision;
 import dev.limiter.Limit;
 import dev.limiter.RateLimiter;
@@ -38,6 +39,12 @@ public enum Contender {
 
 	/** Limiter behind the local blocked-until cache. */
 	LIMITER_CACHED("limiter-cached"),
+
+	/** Limiter's sliding buckets, 60 slices of the window. */
+	LIMITER_BUCKETS("limiter-buckets"),
+
+	/** Limiter's token bucket (GCRA), the same bandwidth as the token-bucket peers. */
+	LIMITER_TOKEN("limiter-token"),
 
 	/**
 	 * A prototype, not Limiter: the same script through Lettuce directly with pre-encoded
@@ -118,6 +125,17 @@ public enum Contender {
 				}, List::of);
 			case EVALSHA:
 				return subject((key) -> template.execute(TRIVIAL, List.of(key)), List::of);
+			case LIMITER_BUCKETS:
+			case LIMITER_TOKEN: {
+				Limit counted = limit
+					.withAlgorithm((this == LIMITER_BUCKETS) ? Algorithm.SLIDING_BUCKETS : Algorithm.TOKEN_BUCKET);
+				RateLimiter limiter = RedisRateLimiter.builder(redis.nativeCommands(), Duration.ofSeconds(10)).build();
+				List<Limit> limits = List.of(counted);
+				return subject((key) -> {
+					Decision decision = limiter.acquire(key, 1, limits);
+					return decision.isAllowed() ? decision.decidedAtMicros() : 0;
+				}, (key) -> List.of(RedisKeys.key(RedisRateLimiter.DEFAULT_KEY_PREFIX, key, counted)));
+			}
 			case LIMITER:
 			case LIMITER_CACHED: {
 				// The same shared connection as every other contender.

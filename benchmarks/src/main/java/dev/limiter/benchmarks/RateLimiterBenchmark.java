@@ -23,7 +23,7 @@ import org.openjdk.jmh.annotations.TearDown;
 @OutputTimeUnit(TimeUnit.MICROSECONDS)
 public class RateLimiterBenchmark {
 
-	@Param({ "incr", "evalsha", "limiter", "limiter-cached", "bucket4j", "scg" })
+	@Param({ "incr", "evalsha", "limiter", "limiter-cached", "limiter-buckets", "limiter-token", "bucket4j", "scg" })
 	public String contender;
 
 	@Param({ "uniform", "zipf", "reject-heavy", "hot-key" })

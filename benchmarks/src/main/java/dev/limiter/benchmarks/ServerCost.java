@@ -77,8 +77,8 @@ public final class ServerCost {
 		System.out.println("Wrote " + out);
 	}
 
-	private static Map<String, Object> run(BenchRedis redis, CommandCounter counter, Contender contender,
-			Workload workload, int threads, double seconds) throws InterruptedException {
+	static Map<String, Object> run(BenchRedis redis, CommandCounter counter, Contender contender, Workload workload,
+			int threads, double seconds) throws InterruptedException {
 		redis.server().flushAll();
 		Contender.Subject subject = contender.create(redis, workload.limit());
 		drive(subject, workload, threads, 1.0, false);
@@ -275,7 +275,7 @@ public final class ServerCost {
 			int n = admissions.size();
 			result.put("admitted", n);
 			if (contender == Contender.LIMITER || contender == Contender.LIMITER_CACHED
-					|| contender == Contender.LIMITER_LEAN) {
+					|| contender == Contender.LIMITER_LEAN || contender == Contender.LIMITER_BUCKETS) {
 				// Exact: Redis server time of each admission, from
 				// Decision.decidedAtMicros().
 				long[] at = new long[n];
