@@ -6,7 +6,10 @@ import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
+import dev.limiter.Algorithm;
 import dev.limiter.Decision;
 import dev.limiter.Limit;
 import dev.limiter.RateLimiter;
@@ -65,6 +68,21 @@ class LocallyBlockingRateLimiterTests {
 				assertThat(truth.isAllowed()).as("step %d", step).isFalse();
 				assertThat(cached.retryAfter()).isEqualTo(truth.retryAfter());
 			}
+			this.clock.advance(Duration.ofMillis(137));
+		}
+		assertThat(this.store.calls()).isLessThan(400 / 2);
+	}
+
+	@ParameterizedTest
+	@EnumSource(Algorithm.class)
+	void neverRejectsACallTheStoreWouldAdmitWhateverTheAlgorithm(Algorithm algorithm) {
+		Limit limit = Limit.of(3, Duration.ofSeconds(10)).withAlgorithm(algorithm).withSlices(7);
+		RateLimiter plain = new InMemoryRateLimiter(this.clock, false);
+		for (int step = 0; step < 400; step++) {
+			Decision cached = this.limiter.acquire("user", limit);
+			Decision truth = plain.acquire("user", limit);
+			assertThat(cached.isAllowed()).as("step %d", step).isEqualTo(truth.isAllowed());
+			assertThat(cached.retryAfter()).isEqualTo(truth.retryAfter());
 			this.clock.advance(Duration.ofMillis(137));
 		}
 		assertThat(this.store.calls()).isLessThan(400 / 2);

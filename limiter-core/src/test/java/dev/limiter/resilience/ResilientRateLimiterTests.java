@@ -9,6 +9,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
 import dev.limiter.AbstractRateLimiter;
+import dev.limiter.Algorithm;
 import dev.limiter.Decision;
 import dev.limiter.FailurePolicy;
 import dev.limiter.Limit;
@@ -86,6 +87,28 @@ class ResilientRateLimiterTests {
 			.isThrownBy(() -> limiter.acquireOrThrow("k", 1, List.of(one)))
 			.isNotInstanceOf(RateLimitUnavailableException.class)
 			.satisfies((ex) -> assertThat(ex.getDecision().policy()).isEqualTo(FailurePolicy.LOCAL));
+	}
+
+	@Test
+	void theLocalPolicyCountsWithTheLimitsOwnAlgorithm() {
+		this.storeDown = true;
+		ResilientRateLimiter limiter = limiter(FailurePolicy.LOCAL);
+		Limit tokens = Limit.of(4, Duration.ofSeconds(2)).withAlgorithm(Algorithm.TOKEN_BUCKET).withLocalThreshold(2);
+		assertThat(limiter.acquire("k", tokens).isAllowed()).isTrue();
+		assertThat(limiter.acquire("k", tokens).isAllowed()).isTrue();
+		Decision rejected = limiter.acquire("k", tokens);
+		assertThat(rejected.isAllowed()).isFalse();
+		assertThat(rejected.policy()).isEqualTo(FailurePolicy.LOCAL);
+		// 2 tokens refilled over 2 s locally: one every second
+		assertThat(rejected.retryAfter()).isEqualTo(Duration.ofSeconds(1));
+		assertThat(limiter.release(rejected)).isFalse();
+	}
+
+	@Test
+	void aDegradedDecisionIsNotReleased() {
+		this.storeDown = true;
+		Decision degraded = limiter(FailurePolicy.FAIL_OPEN).acquire("k", this.limit);
+		assertThat(limiter(FailurePolicy.FAIL_OPEN).release(degraded)).isFalse();
 	}
 
 	@Test
