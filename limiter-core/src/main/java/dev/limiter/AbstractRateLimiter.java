@@ -72,6 +72,25 @@ public abstract class AbstractRateLimiter implements RateLimiter {
 	}
 
 	/**
+	 * Check the arguments once and reset the key; decorators override {@link #doReset} to
+	 * pass it on.
+	 */
+	@Override
+	public final void reset(String key, List<Limit> limits) {
+		validate(key, 1, limits);
+		doReset(key, List.copyOf(limits));
+	}
+
+	/**
+	 * Forget what a key counted under validated limits.
+	 * @param key the key, not blank
+	 * @param limits at least one limit
+	 */
+	protected void doReset(String key, List<Limit> limits) {
+		throw new UnsupportedOperationException(getClass().getName() + " cannot reset a key");
+	}
+
+	/**
 	 * Give back the permits of a grant, which this limiter made and which is released for
 	 * the first time. The default gives nothing back, for limiters that keep no state of
 	 * their own.

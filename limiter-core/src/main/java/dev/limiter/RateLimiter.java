@@ -83,6 +83,18 @@ public interface RateLimiter {
 	}
 
 	/**
+	 * Forget everything counted for a key under the given limits, as if it had never
+	 * called: an operator's reset of one caller's quota.
+	 * @param key the key; not blank
+	 * @param limits the limits, at least one
+	 * @throws IllegalArgumentException if an argument is invalid
+	 * @throws UnsupportedOperationException if this limiter cannot reset its state
+	 */
+	default void reset(String key, List<Limit> limits) {
+		throw new UnsupportedOperationException(getClass().getName() + " cannot reset a key");
+	}
+
+	/**
 	 * Ask for one permit under every limit for {@code key}.
 	 * @param key what is limited; not blank
 	 * @param limits the limits to check together, at least one

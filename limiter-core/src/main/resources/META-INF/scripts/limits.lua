@@ -4,7 +4,8 @@
 -- where the marker below stands; each adds its functions to `algorithms`.
 --
 -- KEYS[i]          the state of limit i (all keys share one hash tag)
--- ARGV[1]          what to do: 'a' acquire, 'u' read usage, 'r' release a grant
+-- ARGV[1]          what to do: 'a' acquire, 'u' read usage, 'r' release a grant,
+--                  'x' forget the keys
 -- ARGV[2]          permits asked for (or given back)
 -- ARGV[3]          now in microseconds, or -1 to read the Redis server clock
 -- ARGV[4]          1 to record rejected calls too, else 0
@@ -19,7 +20,7 @@
 --                  reset_after_us, now_us}
 -- Usage returns {used, remaining, reset_after_us, current slice (-1 when none)} per limit,
 --               then now_us
--- Release returns {now_us}
+-- Release and forget return {now_us}
 local algorithms = {}
 
 -- The time to live of a key whose state is empty after `micros`. On the application's
@@ -45,6 +46,11 @@ local token = ARGV[5]
 if now < 0 then
   local time = redis.call('TIME')
   now = tonumber(time[1]) * 1000000 + tonumber(time[2])
+end
+
+if mode == 'x' then
+  redis.call('DEL', unpack(KEYS))
+  return { now }
 end
 
 local limits = {}

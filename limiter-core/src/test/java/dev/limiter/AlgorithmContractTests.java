@@ -260,6 +260,19 @@ public abstract class AlgorithmContractTests {
 
 	@ParameterizedTest
 	@EnumSource(Algorithm.class)
+	void aResetForgetsTheKeyUnderTheGivenLimitsOnly(Algorithm algorithm) {
+		RateLimiter limiter = limiter(this.clock, false);
+		Limit limit = Limit.of(2, Duration.ofSeconds(60)).withAlgorithm(algorithm);
+		Limit other = Limit.of(3, Duration.ofSeconds(60)).withAlgorithm(algorithm);
+		limiter.acquire("reset", 2, List.of(limit, other));
+		assertThat(limiter.acquire("reset", limit).isAllowed()).isFalse();
+		limiter.reset("reset", List.of(limit));
+		assertThat(limiter.usage("reset", List.of(limit, other))).extracting(Usage::used).containsExactly(0L, 2L);
+		assertThat(limiter.acquire("reset", 2, List.of(limit)).isAllowed()).isTrue();
+	}
+
+	@ParameterizedTest
+	@EnumSource(Algorithm.class)
 	void concurrentBurstAcrossInstancesAdmitsExactlyTheThreshold(Algorithm algorithm) throws Exception {
 		List<RateLimiter> instances = instances(2);
 		Limit limit = Limit.of(137, Duration.ofHours(1)).withAlgorithm(algorithm);

@@ -107,4 +107,27 @@ public @interface RateLimit {
 	 */
 	int slices() default Limit.DEFAULT_SLICES;
 
+	/**
+	 * A SpEL expression over the same variables as {@link #key()}: when it is false the
+	 * call is not limited at all; empty to limit every call. All annotations of a method
+	 * must agree on it.
+	 * @return the condition
+	 */
+	String condition() default "";
+
+	/**
+	 * Exceptions that give a call's permits back when the method ends with one of them
+	 * (or a subclass), so that a client is not charged for the server's failure.
+	 * @return the exceptions that refund
+	 */
+	Class<? extends Throwable>[] refundOn() default {};
+
+	/**
+	 * Whether this limit only watches: it decides as usual, but a call it would reject
+	 * runs anyway and is counted as {@code shadow-rejected} in the metrics.
+	 * {@code limiter.limits.<name>.shadow} and {@code limiter.shadow} override it.
+	 * @return whether the limit is in shadow mode
+	 */
+	boolean shadow() default false;
+
 }

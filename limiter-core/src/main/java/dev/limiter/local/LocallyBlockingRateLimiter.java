@@ -126,6 +126,24 @@ public final class LocallyBlockingRateLimiter extends AbstractRateLimiter {
 	}
 
 	/**
+	 * Reset the key in the store, then forget its blocks here.
+	 */
+	@Override
+	protected void doReset(String key, List<Limit> limits) {
+		this.delegate.reset(key, limits);
+		forget(key);
+	}
+
+	/**
+	 * Forget every block of a key, so that its next call asks the store: after a reset of
+	 * the key, here or on another instance.
+	 * @param key the key
+	 */
+	public void forget(String key) {
+		this.blocks.keySet().removeIf((cached) -> cached.key().equals(key));
+	}
+
+	/**
 	 * Return how many blocks are remembered, expired ones included until they are swept.
 	 * @return the number of remembered blocks
 	 */

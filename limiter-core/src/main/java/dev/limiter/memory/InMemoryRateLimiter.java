@@ -76,6 +76,14 @@ public final class InMemoryRateLimiter extends AbstractRateLimiter {
 	}
 
 	@Override
+	protected void doReset(String key, List<Limit> limits) {
+		withEntry(key, (entry) -> {
+			entry.forget(limits);
+			return null;
+		});
+	}
+
+	@Override
 	protected void doRelease(Decision.Grant grant) {
 		long now = epochMicros(this.clock);
 		withEntry(grant.key(), (entry) -> {
@@ -206,6 +214,18 @@ public final class InMemoryRateLimiter extends AbstractRateLimiter {
 			Window[] windows = load(now, grant.limits());
 			for (Window window : windows) {
 				window.release(now, grant.atMicros(), grant.permits());
+			}
+		}
+
+		void forget(List<Limit> limits) {
+			for (Limit limit : limits) {
+				for (int i = 0; i < this.limits.size(); i++) {
+					if (this.limits.get(i).sameWindowAs(limit)) {
+						this.limits.remove(i);
+						this.windows.remove(i);
+						break;
+					}
+				}
 			}
 		}
 

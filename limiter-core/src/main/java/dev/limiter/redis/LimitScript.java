@@ -37,6 +37,8 @@ final class LimitScript {
 
 	private static final byte[] RELEASE = ascii("r");
 
+	private static final byte[] FORGET = ascii("x");
+
 	private static final byte[] SERVER_TIME = ascii(-1);
 
 	private static final byte[] ZERO = ascii(0);
@@ -93,6 +95,11 @@ final class LimitScript {
 	/** Return the arguments of a usage query. */
 	static byte[][] usageArgs(long nowMicros, List<Limit> limits) {
 		return args(USAGE, 1, nowMicros, false, "", 0, limits);
+	}
+
+	/** Return the arguments that forget a key's state. */
+	static byte[][] forgetArgs(long nowMicros, List<Limit> limits) {
+		return args(FORGET, 1, nowMicros, false, "", 0, limits);
 	}
 
 	/** Return the arguments that give back a grant. */

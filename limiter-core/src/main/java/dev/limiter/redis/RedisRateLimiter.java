@@ -139,6 +139,12 @@ public final class RedisRateLimiter extends AbstractRateLimiter implements AutoC
 	}
 
 	@Override
+	protected void doReset(String key, List<Limit> limits) {
+		this.executor.execute(LimitScript.script(limits), LimitScript.keys(this.keyPrefix, key, limits),
+				LimitScript.forgetArgs(now(), limits));
+	}
+
+	@Override
 	protected void doRelease(Decision.Grant grant) {
 		this.executor.execute(LimitScript.script(grant.limits()),
 				LimitScript.keys(this.keyPrefix, grant.key(), grant.limits()), LimitScript.releaseArgs(now(), grant));

@@ -15,6 +15,7 @@ import dev.limiter.FailurePolicy;
 import dev.limiter.Limit;
 import dev.limiter.Usage;
 import dev.limiter.RateLimiter;
+import dev.limiter.local.LocallyBlockingRateLimiter;
 import dev.limiter.memory.InMemoryRateLimiter;
 
 /**
@@ -176,6 +177,23 @@ public final class ResilientRateLimiter extends AbstractRateLimiter {
 	@Override
 	protected List<Usage> doUsage(String key, List<Limit> limits) {
 		return this.store.usage(key, limits);
+	}
+
+	/**
+	 * Forget the rejections of a key that this instance remembers, after another instance
+	 * reset the key in the store.
+	 * @param key the key
+	 */
+	public void forget(String key) {
+		if (this.store instanceof LocallyBlockingRateLimiter cache) {
+			cache.forget(key);
+		}
+	}
+
+	@Override
+	protected void doReset(String key, List<Limit> limits) {
+		this.store.reset(key, limits);
+		this.local.reset(key, limits);
 	}
 
 	private Decision answered(Decision decision) {

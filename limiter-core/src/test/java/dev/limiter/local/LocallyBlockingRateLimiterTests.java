@@ -89,6 +89,26 @@ class LocallyBlockingRateLimiterTests {
 	}
 
 	@Test
+	void aResetKeyAsksTheStoreAgain() {
+		this.limiter.acquire("user", TWO_PER_10S);
+		this.limiter.acquire("user", TWO_PER_10S);
+		assertThat(this.limiter.acquire("user", TWO_PER_10S).isAllowed()).isFalse();
+		this.limiter.reset("user", List.of(TWO_PER_10S));
+		assertThat(this.limiter.acquire("user", TWO_PER_10S).isAllowed()).isTrue();
+	}
+
+	@Test
+	void aForgottenKeyAsksTheStoreAgain() {
+		this.limiter.acquire("user", TWO_PER_10S);
+		this.limiter.acquire("user", TWO_PER_10S);
+		assertThat(this.limiter.acquire("user", TWO_PER_10S).isAllowed()).isFalse();
+		int calls = this.store.calls();
+		((LocallyBlockingRateLimiter) this.limiter).forget("user");
+		assertThat(this.limiter.acquire("user", TWO_PER_10S).isAllowed()).isFalse();
+		assertThat(this.store.calls()).isEqualTo(calls + 1);
+	}
+
+	@Test
 	void anotherSetOfLimitsIsNotBlocked() {
 		this.limiter.acquire("user", TWO_PER_10S);
 		this.limiter.acquire("user", TWO_PER_10S);
@@ -209,6 +229,11 @@ class LocallyBlockingRateLimiterTests {
 		public Decision acquire(String key, long permits, List<Limit> limits) {
 			this.calls.incrementAndGet();
 			return this.delegate.acquire(key, permits, limits);
+		}
+
+		@Override
+		public void reset(String key, List<Limit> limits) {
+			this.delegate.reset(key, limits);
 		}
 
 		int calls() {
