@@ -11,7 +11,8 @@ import dev.limiter.resilience.ResilientRateLimiter;
 
 /**
  * Counts the limiter's decisions in Micrometer: {@value #DECISIONS} tagged {@code result}
- * ({@code allowed}, {@code rejected}) and {@code degraded} ({@code true} when a failure
+ * ({@code allowed}, {@code rejected}, {@code shadow-rejected} for calls that a limit in
+ * shadow mode would have rejected) and {@code degraded} ({@code true} when a failure
  * policy decided because Redis could not answer), and {@value #DEGRADED} tagged
  * {@code policy} ({@code fail-open}, {@code fail-closed}, {@code local}) and
  * {@code result}.
@@ -31,6 +32,8 @@ public final class LimiterMetrics implements RateLimitDecisionListener, Resilien
 
 	private final Counter[] decisions = new Counter[4];
 
+	private final Counter shadowRejected;
+
 	private final Counter[] degraded = new Counter[POLICIES.length * 2];
 
 	/**
@@ -41,6 +44,11 @@ public final class LimiterMetrics implements RateLimitDecisionListener, Resilien
 		if (registry == null) {
 			throw new IllegalArgumentException("registry must not be null");
 		}
+		this.shadowRejected = Counter.builder(DECISIONS)
+			.description("Rate-limit decisions")
+			.tag("result", "shadow-rejected")
+			.tag("degraded", "false")
+			.register(registry);
 		for (boolean allowed : new boolean[] { true, false }) {
 			for (boolean isDegraded : new boolean[] { false, true }) {
 				this.decisions[decisionIndex(allowed, isDegraded)] = Counter.builder(DECISIONS)
@@ -62,6 +70,20 @@ public final class LimiterMetrics implements RateLimitDecisionListener, Resilien
 	@Override
 	public void onDecision(RateLimitOperation operation, Decision decision) {
 		this.decisions[decisionIndex(decision.isAllowed(), decision.isDegraded())].increment();
+	}
+
+	/**
+	 * Count a shadowed rejection as {@code shadow-rejected}, and a shadowed admission as
+	 * an admission when the operation has no enforced limit that counted the call.
+	 */
+	@Override
+	public void onShadowDecision(RateLimitOperation operation, Decision decision) {
+		if (!decision.isAllowed()) {
+			this.shadowRejected.increment();
+		}
+		else if (operation.getEnforcedLimits().isEmpty()) {
+			onDecision(operation, decision);
+		}
 	}
 
 	@Override

@@ -72,16 +72,35 @@ final class KeyExpression {
 	 */
 	static KeyExpression parse(SpelExpressionParser parser, BeanFactoryResolver beanResolver, String description,
 			Method method, String source) {
+		return parse(parser, beanResolver, description, method, source, "key");
+	}
+
+	/**
+	 * Parse and check an expression of an annotation's attribute over the same variables
+	 * as a key, such as its {@code condition}.
+	 * @param parser the parser
+	 * @param beanResolver resolves {@code @bean} references, or {@code null}
+	 * @param description the method as shown in errors
+	 * @param method the method whose parameters the expression reads
+	 * @param source the expression
+	 * @param attribute the attribute, as named in errors
+	 * @return the expression
+	 * @throws InvalidRateLimitException if it does not parse or names a missing variable
+	 */
+	static KeyExpression parse(SpelExpressionParser parser, BeanFactoryResolver beanResolver, String description,
+			Method method, String source, String attribute) {
 		Expression expression;
 		try {
 			expression = parser.parseExpression(source);
 		}
 		catch (ParseException ex) {
 			throw new InvalidRateLimitException(description,
-					"key '" + source + "' is not a valid SpEL expression: " + ex.getSimpleMessage(),
-					"Correct the key expression, such as key = \"#user\" or key = \"#order.customerId\".");
+					attribute + " '" + source + "' is not a valid SpEL expression: " + ex.getSimpleMessage(),
+					"Correct the " + attribute + " expression, such as " + attribute + " = \"#user\" or " + attribute
+							+ " = \"#order.customerId\".");
 		}
-		return new KeyExpression(source, expression, variables(description, method, source, expression), beanResolver);
+		return new KeyExpression(source, expression, variables(description, method, source, expression, attribute),
+				beanResolver);
 	}
 
 	String source() {
@@ -96,6 +115,25 @@ final class KeyExpression {
 	 */
 	String evaluate(RateLimitInvocation invocation) {
 		RateLimitOperation operation = invocation.operation();
+		Object value = value(invocation);
+		String text = (value != null) ? value.toString() : null;
+		if (text == null || text.isBlank()) {
+			throw new IllegalStateException("Rate-limit key '" + this.source + "' of " + operation.getDescription()
+					+ " evaluated to " + ((text == null) ? "null" : "a blank value"));
+		}
+		return operation.key(RateLimitKeys.bounded(text));
+	}
+
+	/**
+	 * Evaluate the expression as a condition for one call.
+	 * @param invocation the call
+	 * @return whether it is {@code true}
+	 */
+	boolean test(RateLimitInvocation invocation) {
+		return Boolean.TRUE.equals(value(invocation));
+	}
+
+	private Object value(RateLimitInvocation invocation) {
 		Object[] arguments = invocation.arguments();
 		StandardEvaluationContext context = new StandardEvaluationContext();
 		context.setPropertyAccessors(propertyAccessors);
@@ -107,17 +145,11 @@ final class KeyExpression {
 					: (variable.index() < arguments.length) ? arguments[variable.index()] : null;
 			context.setVariable(variable.name(), value);
 		}
-		Object value = this.expression.getValue((EvaluationContext) context);
-		String text = (value != null) ? value.toString() : null;
-		if (text == null || text.isBlank()) {
-			throw new IllegalStateException("Rate-limit key '" + this.source + "' of " + operation.getDescription()
-					+ " evaluated to " + ((text == null) ? "null" : "a blank value"));
-		}
-		return operation.key(RateLimitKeys.bounded(text));
+		return this.expression.getValue((EvaluationContext) context);
 	}
 
 	private static List<KeyVariable> variables(String description, Method method, String keySource,
-			Expression expression) {
+			Expression expression, String attribute) {
 		String[] names = parameterNames.getParameterNames(method);
 		List<String> parameters = (names != null) ? Arrays.asList(names) : List.of();
 		Set<String> referenced = new LinkedHashSet<>();
@@ -139,8 +171,8 @@ final class KeyExpression {
 			}
 			else if (!BUILT_IN_VARIABLES.contains(name)) {
 				throw new InvalidRateLimitException(description,
-						"key '" + keySource + "' refers to #" + name + ", which is not a parameter of the method "
-								+ "(parameters: " + parameters + ")",
+						attribute + " '" + keySource + "' refers to #" + name
+								+ ", which is not a parameter of the method " + "(parameters: " + parameters + ")",
 						"Refer to a parameter by its name (compile with -parameters) or as #p0, to the request as "
 								+ "#request, or to a bean as @name.");
 			}

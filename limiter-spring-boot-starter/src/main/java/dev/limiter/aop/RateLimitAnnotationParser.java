@@ -45,6 +45,8 @@ public class RateLimitAnnotationParser {
 
 	private final Algorithm defaultAlgorithm;
 
+	private final boolean shadow;
+
 	private final SpelExpressionParser parser;
 
 	private final BeanFactoryResolver beanResolver;
@@ -56,7 +58,7 @@ public class RateLimitAnnotationParser {
 	 * expressions, or {@code null}
 	 */
 	public RateLimitAnnotationParser(Map<String, LimiterProperties.NamedLimit> namedLimits, BeanFactory beanFactory) {
-		this(namedLimits, Algorithm.SLIDING_LOG, beanFactory);
+		this(namedLimits, Algorithm.SLIDING_LOG, false, beanFactory);
 	}
 
 	/**
@@ -64,16 +66,19 @@ public class RateLimitAnnotationParser {
 	 * @param namedLimits the named limits of the configuration
 	 * @param defaultAlgorithm the algorithm of limits that choose none
 	 * ({@code limiter.algorithm})
+	 * @param shadow whether every limit only watches unless its configuration says
+	 * otherwise ({@code limiter.shadow})
 	 * @param beanFactory the bean factory that resolves {@code @bean} references in key
 	 * expressions, or {@code null}
 	 */
 	public RateLimitAnnotationParser(Map<String, LimiterProperties.NamedLimit> namedLimits, Algorithm defaultAlgorithm,
-			BeanFactory beanFactory) {
+			boolean shadow, BeanFactory beanFactory) {
 		if (namedLimits == null || defaultAlgorithm == null) {
 			throw new IllegalArgumentException("namedLimits and defaultAlgorithm must not be null");
 		}
 		this.namedLimits = Map.copyOf(namedLimits);
 		this.defaultAlgorithm = defaultAlgorithm;
+		this.shadow = shadow;
 		ClassLoader classLoader = ClassUtils.getDefaultClassLoader();
 		this.parser = new SpelExpressionParser(new SpelParserConfiguration(SpelCompilerMode.MIXED, classLoader));
 		this.beanResolver = (beanFactory != null) ? new BeanFactoryResolver(beanFactory) : null;
@@ -114,13 +119,26 @@ public class RateLimitAnnotationParser {
 		String description = describe(method);
 		List<Limit> limits = new ArrayList<>(annotations.size());
 		List<String> messages = new ArrayList<>(annotations.size());
+		List<Boolean> shadows = new ArrayList<>(annotations.size());
 		Set<String> keys = new LinkedHashSet<>();
+		Set<String> conditions = new LinkedHashSet<>();
+		Set<Class<? extends Throwable>> refundOn = new LinkedHashSet<>();
 		Set<Long> permits = new LinkedHashSet<>();
 		for (RateLimit annotation : annotations) {
 			limits.add(limit(description, annotation));
 			messages.add(annotation.message());
+			shadows.add(shadow(annotation));
 			keys.add(annotation.key().trim());
+			conditions.add(annotation.condition().trim());
+			refundOn.addAll(Arrays.asList(annotation.refundOn()));
 			permits.add(annotation.permits());
+		}
+		if (conditions.size() > 1) {
+			throw new InvalidRateLimitException(description,
+					"its @RateLimit annotations (with those of its class) give different conditions "
+							+ quoted(conditions),
+					"Give every @RateLimit that applies to the method the same condition: the call is limited "
+							+ "under all of them or none.");
 		}
 		if (keys.size() > 1) {
 			throw new InvalidRateLimitException(description,
@@ -146,7 +164,24 @@ public class RateLimitAnnotationParser {
 		String scope = scope(method, annotations);
 		KeyExpression keyExpression = keySource.isEmpty() ? null
 				: KeyExpression.parse(this.parser, this.beanResolver, description, method, keySource);
-		return new RateLimitOperation(method, scope, description, limits, messages, cost, keySource, keyExpression);
+		String conditionSource = conditions.iterator().next();
+		KeyExpression condition = conditionSource.isEmpty() ? null : KeyExpression.parse(this.parser, this.beanResolver,
+				description, method, conditionSource, "condition");
+		return new RateLimitOperation(method, scope, description, limits, messages, cost, keySource, keyExpression)
+			.withOutcomes(condition, List.copyOf(refundOn), shadows);
+	}
+
+	/**
+	 * Return whether a limit only watches: {@code limiter.limits.<name>.shadow} when set,
+	 * else {@code limiter.shadow} or the annotation's.
+	 */
+	private boolean shadow(RateLimit annotation) {
+		String name = annotation.name().trim();
+		LimiterProperties.NamedLimit configured = name.isEmpty() ? null : this.namedLimits.get(name);
+		if (configured != null && configured.getShadow() != null) {
+			return configured.getShadow();
+		}
+		return this.shadow || annotation.shadow();
 	}
 
 	/**

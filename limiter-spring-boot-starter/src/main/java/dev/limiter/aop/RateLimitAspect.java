@@ -4,6 +4,7 @@ import java.lang.reflect.Method;
 import java.text.MessageFormat;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -45,6 +46,10 @@ import dev.limiter.key.RateLimitKeyResolver;
  * the limit's name, threshold, period (such as {@code 30s}) and the seconds to wait as
  * arguments {0} to {3}; a plain message with braces is formatted with them too.
  * <p>
+ * A {@code condition} that is false skips the limits. Limits in shadow mode are decided
+ * after the enforced ones, in a call of their own, and never reject; a call that ends in
+ * one of the {@code refundOn} exceptions gives its permits back.
+ * <p>
  * When the store is unavailable and a fail-closed limit rejects the call, the aspect
  * throws {@link RateLimitUnavailableException} with the message
  * {@value #UNAVAILABLE_MESSAGE_CODE} or a standard one saying so. A key expression that
@@ -79,6 +84,8 @@ public class RateLimitAspect implements Ordered {
 	private final int order;
 
 	private final Set<Method> keyFailuresLogged = ConcurrentHashMap.newKeySet();
+
+	private final ShadowLog shadowLog = new ShadowLog();
 
 	/**
 	 * Create the aspect.
@@ -131,19 +138,50 @@ public class RateLimitAspect implements Ordered {
 		}
 		RateLimitInvocation invocation = new RateLimitInvocation(operation, targetClass, joinPoint.getArgs(),
 				this.currentRequest);
+		if (operation.getCondition() != null && !operation.getCondition().test(invocation)) {
+			return joinPoint.proceed();
+		}
 		String key = (operation.getKeyExpression() != null) ? evaluateKey(invocation)
 				: operation.key(this.keyResolver.resolveKey(invocation));
-		Decision decision = this.rateLimiter.acquire(key, operation.getPermits(), operation.getLimits());
-		for (RateLimitDecisionListener listener : this.listeners) {
-			listener.onDecision(operation, decision);
-		}
-		if (!decision.isAllowed()) {
-			if (decision.policy() == FailurePolicy.FAIL_CLOSED) {
-				throw new RateLimitUnavailableException(unavailableMessage(decision), key, decision);
+		Decision decision = null;
+		if (!operation.getEnforcedLimits().isEmpty()) {
+			decision = this.rateLimiter.acquire(key, operation.getPermits(), operation.getEnforcedLimits());
+			for (RateLimitDecisionListener listener : this.listeners) {
+				listener.onDecision(operation, decision);
 			}
-			throw new RateLimitExceededException(message(operation, decision), key, decision);
+			if (!decision.isAllowed()) {
+				if (decision.policy() == FailurePolicy.FAIL_CLOSED) {
+					throw new RateLimitUnavailableException(unavailableMessage(decision), key, decision);
+				}
+				throw new RateLimitExceededException(message(operation, decision), key, decision);
+			}
 		}
-		return joinPoint.proceed();
+		Decision shadow = null;
+		if (!operation.getShadowLimits().isEmpty()) {
+			shadow = this.rateLimiter.acquire(key, operation.getPermits(), operation.getShadowLimits());
+			for (RateLimitDecisionListener listener : this.listeners) {
+				listener.onShadowDecision(operation, shadow);
+			}
+			if (!shadow.isAllowed()) {
+				this.shadowLog.rejected(operation, shadow);
+			}
+		}
+		try {
+			return joinPoint.proceed();
+		}
+		catch (Throwable ex) {
+			if (operation.refundsOn(ex)) {
+				release(decision);
+				release(shadow);
+			}
+			throw ex;
+		}
+	}
+
+	private void release(Decision decision) {
+		if (decision != null && decision.isAllowed()) {
+			this.rateLimiter.release(decision);
+		}
 	}
 
 	/**
@@ -211,6 +249,36 @@ public class RateLimitAspect implements Ordered {
 	@Override
 	public int getOrder() {
 		return this.order;
+	}
+
+	/**
+	 * Logs the calls that shadowed limits would have rejected, at most once per operation
+	 * every {@value #INTERVAL_NANOS} nanoseconds, with the number since the last line:
+	 * never a line per call under load.
+	 */
+	static final class ShadowLog {
+
+		private static final long INTERVAL_NANOS = 10_000_000_000L;
+
+		private final Map<RateLimitOperation, long[]> counts = new ConcurrentHashMap<>();
+
+		void rejected(RateLimitOperation operation, Decision decision) {
+			long[] state = this.counts.computeIfAbsent(operation, (o) -> new long[] { 0, Long.MIN_VALUE });
+			long count;
+			synchronized (state) {
+				state[0]++;
+				long now = System.nanoTime();
+				if (state[1] != Long.MIN_VALUE && now - state[1] < INTERVAL_NANOS) {
+					return;
+				}
+				count = state[0];
+				state[0] = 0;
+				state[1] = now;
+			}
+			logger.info("Shadow limit {} of {} would have rejected {} call(s) since its last report (the latest: {})",
+					decision.limit(), operation.getDescription(), count, decision);
+		}
+
 	}
 
 }

@@ -16,4 +16,13 @@ public interface RateLimitDecisionListener {
 	 */
 	void onDecision(RateLimitOperation operation, Decision decision);
 
+	/**
+	 * Called with the decision of an operation's shadowed limits, which never rejects the
+	 * call; clients are not told of it. The default ignores it.
+	 * @param operation the operation that was decided
+	 * @param decision the decision under its shadowed limits
+	 */
+	default void onShadowDecision(RateLimitOperation operation, Decision decision) {
+	}
+
 }

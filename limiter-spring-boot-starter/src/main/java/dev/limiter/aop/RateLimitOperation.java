@@ -29,6 +29,14 @@ public final class RateLimitOperation {
 
 	private final KeyExpression keyExpression;
 
+	private KeyExpression condition;
+
+	private List<Class<? extends Throwable>> refundOn = List.of();
+
+	private List<Limit> enforced;
+
+	private List<Limit> shadowed = List.of();
+
 	RateLimitOperation(Method method, String scope, String description, List<Limit> limits, List<String> messages,
 			long permits, String keySource, KeyExpression keyExpression) {
 		this.method = method;
@@ -39,6 +47,68 @@ public final class RateLimitOperation {
 		this.permits = permits;
 		this.keySource = keySource;
 		this.keyExpression = keyExpression;
+		this.enforced = this.limits;
+	}
+
+	/**
+	 * Complete the operation with what decides whether and how a call counts; called once
+	 * by the parser, before the operation is shared.
+	 */
+	RateLimitOperation withOutcomes(KeyExpression condition, List<Class<? extends Throwable>> refundOn,
+			List<Boolean> shadows) {
+		this.condition = condition;
+		this.refundOn = List.copyOf(refundOn);
+		List<Limit> enforced = new java.util.ArrayList<>();
+		List<Limit> shadowed = new java.util.ArrayList<>();
+		for (int i = 0; i < this.limits.size(); i++) {
+			(shadows.get(i) ? shadowed : enforced).add(this.limits.get(i));
+		}
+		this.enforced = List.copyOf(enforced);
+		this.shadowed = List.copyOf(shadowed);
+		return this;
+	}
+
+	/**
+	 * Return the limits that reject calls.
+	 * @return the enforced limits, possibly none
+	 */
+	public List<Limit> getEnforcedLimits() {
+		return this.enforced;
+	}
+
+	/**
+	 * Return the limits in shadow mode: they decide, but a call they would reject runs.
+	 * @return the shadowed limits, possibly none
+	 */
+	public List<Limit> getShadowLimits() {
+		return this.shadowed;
+	}
+
+	/**
+	 * Return whether a limit of this operation is in shadow mode.
+	 * @param limit the limit
+	 * @return whether it only watches
+	 */
+	public boolean isShadow(Limit limit) {
+		return !this.shadowed.isEmpty() && this.shadowed.contains(limit);
+	}
+
+	/**
+	 * Return whether a call that ended with an exception gives its permits back.
+	 * @param failure the exception
+	 * @return whether it is one of the annotation's {@code refundOn}
+	 */
+	public boolean refundsOn(Throwable failure) {
+		for (Class<? extends Throwable> type : this.refundOn) {
+			if (type.isInstance(failure)) {
+				return true;
+			}
+		}
+		return false;
+	}
+
+	KeyExpression getCondition() {
+		return this.condition;
 	}
 
 	/**

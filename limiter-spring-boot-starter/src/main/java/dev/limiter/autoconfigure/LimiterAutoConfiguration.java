@@ -65,8 +65,8 @@ public final class LimiterAutoConfiguration {
 		@Bean
 		@ConditionalOnMissingBean
 		RateLimitOperationSource rateLimitOperationSource(LimiterProperties properties, BeanFactory beanFactory) {
-			return new RateLimitOperationSource(
-					new RateLimitAnnotationParser(properties.getLimits(), properties.getAlgorithm(), beanFactory));
+			return new RateLimitOperationSource(new RateLimitAnnotationParser(properties.getLimits(),
+					properties.getAlgorithm(), properties.isShadow(), beanFactory));
 		}
 
 		@Bean

@@ -50,6 +50,12 @@ public class LimiterProperties implements InitializingBean {
 	private Algorithm algorithm = Algorithm.SLIDING_LOG;
 
 	/**
+	 * Whether every limit only watches: calls it would reject run anyway and are counted
+	 * as shadow-rejected; limiter.limits.<name>.shadow overrides it per limit.
+	 */
+	private boolean shadow;
+
+	/**
 	 * Whether rejected calls are recorded too, so that a client that keeps calling stays
 	 * locked out.
 	 */
@@ -130,6 +136,14 @@ public class LimiterProperties implements InitializingBean {
 
 	public void setAlgorithm(Algorithm algorithm) {
 		this.algorithm = algorithm;
+	}
+
+	public boolean isShadow() {
+		return this.shadow;
+	}
+
+	public void setShadow(boolean shadow) {
+		this.shadow = shadow;
 	}
 
 	public ClockSource getClock() {
@@ -249,6 +263,19 @@ public class LimiterProperties implements InitializingBean {
 		 * by default).
 		 */
 		private Integer slices;
+
+		/**
+		 * Whether the limit only watches, instead of the annotation's or limiter.shadow.
+		 */
+		private Boolean shadow;
+
+		public Boolean getShadow() {
+			return this.shadow;
+		}
+
+		public void setShadow(Boolean shadow) {
+			this.shadow = shadow;
+		}
 
 		public Algorithm getAlgorithm() {
 			return this.algorithm;

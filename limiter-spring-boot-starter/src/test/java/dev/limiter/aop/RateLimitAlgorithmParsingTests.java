@@ -20,14 +20,14 @@ class RateLimitAlgorithmParsingTests {
 
 	@Test
 	void aLimitWithoutAnAlgorithmTakesTheConfiguredDefault() throws Exception {
-		RateLimitAnnotationParser parser = new RateLimitAnnotationParser(Map.of(), Algorithm.TOKEN_BUCKET, null);
+		RateLimitAnnotationParser parser = new RateLimitAnnotationParser(Map.of(), Algorithm.TOKEN_BUCKET, false, null);
 		assertThat(parser.parse(Limited.class.getMethod("plain")).getLimits())
 			.containsExactly(Limit.of(10, Duration.ofMinutes(1)).withAlgorithm(Algorithm.TOKEN_BUCKET));
 	}
 
 	@Test
 	void theAnnotationChoosesItsAlgorithmAndSlices() throws Exception {
-		RateLimitAnnotationParser parser = new RateLimitAnnotationParser(Map.of(), Algorithm.TOKEN_BUCKET, null);
+		RateLimitAnnotationParser parser = new RateLimitAnnotationParser(Map.of(), Algorithm.TOKEN_BUCKET, false, null);
 		assertThat(parser.parse(Limited.class.getMethod("hourly")).getLimits()).containsExactly(
 				Limit.of(10_000, Duration.ofHours(1)).withAlgorithm(Algorithm.SLIDING_BUCKETS).withSlices(120));
 	}
@@ -38,7 +38,7 @@ class RateLimitAlgorithmParsingTests {
 		named.setAlgorithm(Algorithm.SLIDING_BUCKETS);
 		named.setSlices(30);
 		RateLimitAnnotationParser parser = new RateLimitAnnotationParser(Map.of("bursty", named), Algorithm.SLIDING_LOG,
-				null);
+				false, null);
 		assertThat(parser.parse(Limited.class.getMethod("bursty")).getLimits()).containsExactly(
 				Limit.of("bursty", 5, Duration.ofSeconds(1)).withAlgorithm(Algorithm.SLIDING_BUCKETS).withSlices(30));
 	}

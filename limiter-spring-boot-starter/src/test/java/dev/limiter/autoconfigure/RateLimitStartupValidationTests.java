@@ -66,6 +66,8 @@ class RateLimitStartupValidationTests {
 				Arguments.of(TooManySlices.class, "slices must be between 1 and 3600, was 3601", "Set slices"),
 				Arguments.of(SlicesOnATokenBucket.class, "slices = 10 is given to a token-bucket limit",
 						"Slices cut a sliding-buckets window"),
+				Arguments.of(ConditionOnAMissingParameter.class, "condition '#tier == 1' refers to #tier",
+						"Refer to a parameter by its name"),
 				Arguments.of(TwoAlgorithms.class, "algorithm has 2 values [SLIDING_LOG, TOKEN_BUCKET]",
 						"Give algorithm at most one value"));
 	}
@@ -119,7 +121,8 @@ class RateLimitStartupValidationTests {
 				Arguments.of("algorithm=fixed-window", "limiter.limits.x.algorithm", "Failed to bind"),
 				Arguments.of("slices=0", "limiter.limits.x.slices", "was 0"),
 				Arguments.of("slices=3601", "limiter.limits.x.slices", "was 3601"),
-				Arguments.of("slices=sixty", "limiter.limits.x.slices", "Failed to bind"));
+				Arguments.of("slices=sixty", "limiter.limits.x.slices", "Failed to bind"),
+				Arguments.of("shadow=maybe", "limiter.limits.x.shadow", "Failed to bind"));
 	}
 
 	@ParameterizedTest(name = "limiter.limits.x.{0}")
@@ -146,6 +149,7 @@ class RateLimitStartupValidationTests {
 				Arguments.of("limiter.breaker.open-duration=-1s", "limiter.breaker.open-duration"),
 				Arguments.of("limiter.local-cache.enabled=maybe", "limiter.local-cache.enabled"),
 				Arguments.of("limiter.algorithm=leaky-bucket", "limiter.algorithm"),
+				Arguments.of("limiter.shadow=maybe", "limiter.shadow"),
 				Arguments.of("limiter.web.headers=all", "limiter.web.headers"),
 				Arguments.of("limiter.web.path-style=route", "limiter.web.path-style"),
 				Arguments.of("limiter.key-prefix={app}:", "limiter.key-prefix"));
@@ -398,6 +402,15 @@ class RateLimitStartupValidationTests {
 	static class SlicesOnATokenBucket {
 
 		@RateLimit(threshold = 1, algorithm = Algorithm.TOKEN_BUCKET, slices = 10)
+		public void call() {
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class ConditionOnAMissingParameter {
+
+		@RateLimit(threshold = 1, condition = "#tier == 1")
 		public void call() {
 		}
 

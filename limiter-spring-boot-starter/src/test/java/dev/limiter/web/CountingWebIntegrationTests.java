@@ -1,0 +1,178 @@
+package dev.limiter.web;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.http.HttpStatus;
+import org.springframework.test.web.servlet.MockMvc;
+import org.springframework.test.web.servlet.request.MockHttpServletRequestBuilder;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.RequestParam;
+import org.springframework.web.bind.annotation.ResponseStatus;
+import org.springframework.web.bind.annotation.RestController;
+import org.springframework.web.servlet.config.annotation.EnableWebMvc;
+
+import dev.limiter.actuate.LimiterMetrics;
+import dev.limiter.annotation.RateLimit;
+import dev.limiter.autoconfigure.LimiterMetricsAutoConfiguration;
+
+import static dev.limiter.web.WebTests.mvc;
+import static dev.limiter.web.WebTests.redis;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.springframework.test.web.servlet.request.MockMvcRequestBuilders.get;
+
+/**
+ * Only what should count counts: a false {@code condition} skips the limit, a call that
+ * ends in a {@code refundOn} exception gives its permit back, and a limit in shadow mode
+ * lets every call through while counting what it would have rejected.
+ */
+class CountingWebIntegrationTests {
+
+	private final WebApplicationContextRunner contextRunner = WebTests.contextRunner(CountingConfiguration.class)
+		.withConfiguration(AutoConfigurations.of(LimiterMetricsAutoConfiguration.class));
+
+	@BeforeEach
+	void flushRedis() {
+		redis.flushAll();
+	}
+
+	@Test
+	void callsThatFailWithARefundedExceptionLeaveTheFullQuota() {
+		this.contextRunner.run((context) -> {
+			MockMvc mvc = mvc(context);
+			for (int i = 0; i < 3 + 5; i++) {
+				assertThat(statuses(mvc, get("/upstream").param("fail", "true"))).containsExactly(503);
+			}
+			assertThat(statuses(mvc, get("/upstream"), get("/upstream"), get("/upstream"), get("/upstream")))
+				.containsExactly(200, 200, 200, 429);
+		});
+	}
+
+	@Test
+	void anExceptionThatIsNotListedIsCharged() {
+		this.contextRunner.run((context) -> {
+			MockMvc mvc = mvc(context);
+			assertThat(statuses(mvc, get("/upstream").param("bad", "true"), get("/upstream").param("bad", "true"),
+					get("/upstream").param("bad", "true"), get("/upstream")))
+				.containsExactly(400, 400, 400, 429);
+		});
+	}
+
+	@Test
+	void aFalseConditionSkipsTheLimit() {
+		this.contextRunner.run((context) -> {
+			MockMvc mvc = mvc(context);
+			for (int i = 0; i < 5; i++) {
+				assertThat(statuses(mvc, get("/reports").param("tier", "internal"))).containsExactly(200);
+			}
+			assertThat(statuses(mvc, get("/reports").param("tier", "public"), get("/reports").param("tier", "public")))
+				.containsExactly(200, 429);
+		});
+	}
+
+	@Test
+	void aShadowLimitLetsABurstThroughAndCountsWhatItWouldHaveRejected() {
+		this.contextRunner.run((context) -> {
+			MockMvc mvc = mvc(context);
+			for (int i = 0; i < 5; i++) {
+				assertThat(WebTests.call(mvc, get("/shadowed")).getStatus()).isEqualTo(200);
+			}
+			MeterRegistry registry = context.getBean(MeterRegistry.class);
+			assertThat(registry.get(LimiterMetrics.DECISIONS).tag("result", "shadow-rejected").counter().count())
+				.isEqualTo(3);
+			assertThat(registry.get(LimiterMetrics.DECISIONS)
+				.tag("result", "allowed")
+				.tag("degraded", "false")
+				.counter()
+				.count()).isEqualTo(2);
+		});
+		// Enforcing it now rejects at once: the two admitted calls are in the window.
+		this.contextRunner.withPropertyValues("limiter.limits.shadowed.shadow=false").run((context) -> {
+			assertThat(statuses(mvc(context), get("/shadowed"))).containsExactly(429);
+		});
+	}
+
+	@Test
+	void limiterShadowWatchesEveryLimit() {
+		this.contextRunner.withPropertyValues("limiter.shadow=true").run((context) -> {
+			MockMvc mvc = mvc(context);
+			assertThat(statuses(mvc, get("/reports").param("tier", "public"), get("/reports").param("tier", "public"),
+					get("/reports").param("tier", "public")))
+				.containsExactly(200, 200, 200);
+		});
+	}
+
+	private static List<Integer> statuses(MockMvc mvc, MockHttpServletRequestBuilder... requests) throws Exception {
+		List<Integer> statuses = new ArrayList<>();
+		for (MockHttpServletRequestBuilder request : requests) {
+			statuses.add(WebTests.call(mvc, request).getStatus());
+		}
+		return statuses;
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@EnableWebMvc
+	static class CountingConfiguration {
+
+		@Bean
+		SimpleMeterRegistry meterRegistry() {
+			return new SimpleMeterRegistry();
+		}
+
+		@Bean
+		CountingController countingController() {
+			return new CountingController();
+		}
+
+	}
+
+	@RestController
+	static class CountingController {
+
+		@RateLimit(threshold = 3, refundOn = UpstreamDown.class)
+		@GetMapping("/upstream")
+		String upstream(@RequestParam(defaultValue = "false") boolean fail,
+				@RequestParam(defaultValue = "false") boolean bad) {
+			if (fail) {
+				throw new UpstreamDown();
+			}
+			if (bad) {
+				throw new BadInput();
+			}
+			return "ok";
+		}
+
+		@RateLimit(threshold = 1, condition = "#tier != 'internal'")
+		@GetMapping("/reports")
+		String reports(@RequestParam String tier) {
+			return tier;
+		}
+
+		@RateLimit(name = "shadowed", threshold = 2, shadow = true)
+		@GetMapping("/shadowed")
+		String shadowed() {
+			return "ok";
+		}
+
+	}
+
+	@ResponseStatus(HttpStatus.SERVICE_UNAVAILABLE)
+	static class UpstreamDown extends RuntimeException {
+
+	}
+
+	@ResponseStatus(HttpStatus.BAD_REQUEST)
+	static class BadInput extends RuntimeException {
+
+	}
+
+}
