@@ -1,0 +1,60 @@
+package dev.limiter.autoconfigure;
+
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.listener.RedisMessageListenerContainer;
+
+import dev.limiter.RateLimiter;
+import dev.limiter.actuate.RateLimitsEndpoint;
+import dev.limiter.aop.RateLimitOperationSource;
+import dev.limiter.resilience.ResilientRateLimiter;
+import dev.limiter.store.RateLimitResets;
+
+/**
+ * Auto-configuration of the {@code ratelimits} Actuator endpoint
+ * ({@link RateLimitsEndpoint}) and, with the Redis store, of the broadcast that makes a
+ * reset forget the key's cached rejections on every instance.
+ */
+@AutoConfiguration(after = LimiterAutoConfiguration.class)
+@ConditionalOnLimiterEnabled
+@ConditionalOnClass(name = "org.springframework.boot.actuate.endpoint.annotation.Endpoint")
+@ConditionalOnBean({ RateLimiter.class, RateLimitOperationSource.class })
+public final class LimiterEndpointAutoConfiguration {
+
+	@Bean
+	@ConditionalOnMissingBean
+	RateLimitsEndpoint rateLimitsEndpoint(RateLimitOperationSource operations, RateLimiter rateLimiter,
+			LimiterProperties properties, ObjectProvider<RateLimitResets> resets) {
+		return new RateLimitsEndpoint(operations, rateLimiter, properties, resets.getIfAvailable());
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnClass(RedisMessageListenerContainer.class)
+	@ConditionalOnBean({ ResilientRateLimiter.class, RedisConnectionFactory.class })
+	static class ResetBroadcastConfiguration {
+
+		@Bean
+		@ConditionalOnMissingBean
+		RateLimitResets rateLimitResets(RedisConnectionFactory connectionFactory, LimiterProperties properties,
+				ResilientRateLimiter rateLimiter) {
+			return new RateLimitResets(connectionFactory, properties.getKeyPrefix(), rateLimiter::forget);
+		}
+
+		@Bean
+		RedisMessageListenerContainer limiterResetListenerContainer(RedisConnectionFactory connectionFactory,
+				RateLimitResets resets) {
+			RedisMessageListenerContainer container = new RedisMessageListenerContainer();
+			container.setConnectionFactory(connectionFactory);
+			container.addMessageListener(resets, resets.getChannel());
+			return container;
+		}
+
+	}
+
+}

@@ -1,0 +1,153 @@
+package dev.limiter.web;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
+import org.springframework.context.ApplicationContext;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.test.web.servlet.MockMvc;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.RestController;
+import org.springframework.web.servlet.config.annotation.EnableWebMvc;
+
+import dev.limiter.Algorithm;
+import dev.limiter.actuate.RateLimitsEndpoint;
+import dev.limiter.annotation.RateLimit;
+import dev.limiter.aop.RateLimitOperation;
+import dev.limiter.aop.RateLimitOperationSource;
+import dev.limiter.autoconfigure.LimiterEndpointAutoConfiguration;
+
+import static dev.limiter.web.WebTests.mvc;
+import static dev.limiter.web.WebTests.redis;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+import static org.springframework.test.web.servlet.request.MockMvcRequestBuilders.get;
+
+/**
+ * The {@code ratelimits} endpoint over a real Redis: it lists every limit with where its
+ * numbers come from, reads one caller's usage and resets it, on every instance.
+ */
+class RateLimitsEndpointIntegrationTests {
+
+	private static final String CALLER = "ip:" + WebTests.DEFAULT_CLIENT;
+
+	private final WebApplicationContextRunner contextRunner = WebTests.contextRunner(EndpointConfiguration.class)
+		.withConfiguration(AutoConfigurations.of(LimiterEndpointAutoConfiguration.class))
+		.withPropertyValues("limiter.limits.search.threshold=3", "limiter.limits.search.period=10s");
+
+	@BeforeEach
+	void flushRedis() {
+		redis.flushAll();
+	}
+
+	@Test
+	@SuppressWarnings("unchecked")
+	void listsEveryLimitWithWhereItsNumbersComeFrom() {
+		this.contextRunner.run((context) -> {
+			Map<String, Object> limits = (Map<String, Object>) context.getBean(RateLimitsEndpoint.class)
+				.limits()
+				.get("limits");
+			Map<String, Object> search = (Map<String, Object>) limits.get("n:search");
+			assertThat((List<Map<String, Object>>) search.get("limits")).singleElement().satisfies((limit) -> {
+				assertThat(limit).containsEntry("threshold", 3L)
+					.containsEntry("period", "10s")
+					.containsEntry("source", "limiter.limits.search")
+					.containsEntry("failurePolicy", "fail-open")
+					.containsEntry("shadow", false);
+			});
+			Map<String, Object> greet = (Map<String, Object>) limits.get(scope(context, "greet"));
+			assertThat((List<Map<String, Object>>) greet.get("limits")).singleElement().satisfies((limit) -> {
+				assertThat(limit).containsEntry("threshold", 2L)
+					.containsEntry("algorithm", "token-bucket")
+					.containsEntry("source", "annotation");
+			});
+			assertThat(greet).containsEntry("key", "default");
+		});
+	}
+
+	@Test
+	@SuppressWarnings("unchecked")
+	void readsAndResetsOneCallersQuota() {
+		this.contextRunner.run((context) -> {
+			MockMvc mvc = mvc(context);
+			assertThat(statuses(mvc, 3)).containsExactly(200, 200, 429);
+			RateLimitsEndpoint endpoint = context.getBean(RateLimitsEndpoint.class);
+			String scope = scope(context, "greet");
+			Map<String, Object> usage = endpoint.usage(scope, CALLER);
+			assertThat(usage).containsEntry("key", scope + ":" + CALLER);
+			assertThat((List<Map<String, Object>>) usage.get("limits")).singleElement()
+				.satisfies((limit) -> assertThat(limit).containsEntry("used", 2L).containsEntry("remaining", 0L));
+			assertThat(endpoint.reset(scope, CALLER)).containsEntry("reset", scope + ":" + CALLER);
+			assertThat((List<Map<String, Object>>) endpoint.usage(scope, CALLER).get("limits")).singleElement()
+				.satisfies((limit) -> assertThat(limit).containsEntry("used", 0L));
+			assertThat(statuses(mvc, 1)).containsExactly(200);
+			assertThat(endpoint.usage("m:nothing", CALLER)).isNull();
+		});
+	}
+
+	@Test
+	void aResetOnOneInstanceLetsTheCallerBackOnEveryInstance() {
+		this.contextRunner.run((first) -> this.contextRunner.run((second) -> {
+			MockMvc firstMvc = mvc(first);
+			// The third call is rejected by Redis, the fourth by the first instance's
+			// cache.
+			assertThat(statuses(firstMvc, 4)).containsExactly(200, 200, 429, 429);
+			second.getBean(RateLimitsEndpoint.class).reset(scope(second, "greet"), CALLER);
+			await().atMost(Duration.ofSeconds(5)).until(() -> statuses(firstMvc, 1).get(0) == 200);
+		}));
+	}
+
+	private static String scope(ApplicationContext context, String methodName) {
+		for (RateLimitOperation operation : context.getBean(RateLimitOperationSource.class).getOperations()) {
+			if (operation.getMethod().getName().equals(methodName)) {
+				return operation.getScope();
+			}
+		}
+		throw new IllegalStateException("No rate-limited method " + methodName);
+	}
+
+	private static List<Integer> statuses(MockMvc mvc, int calls) throws Exception {
+		List<Integer> statuses = new java.util.ArrayList<>();
+		for (int i = 0; i < calls; i++) {
+			statuses.add(WebTests.call(mvc, get("/greet")).getStatus());
+		}
+		return statuses;
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@EnableWebMvc
+	static class EndpointConfiguration {
+
+		@Bean
+		EndpointController endpointController() {
+			return new EndpointController();
+		}
+
+	}
+
+	@RestController
+	static class EndpointController {
+
+		@RateLimit(threshold = 2, period = 1, unit = java.util.concurrent.TimeUnit.HOURS,
+				algorithm = Algorithm.TOKEN_BUCKET)
+		@GetMapping("/greet")
+		String greet() {
+			return "hello";
+		}
+
+		@RateLimit(name = "search", threshold = 100)
+		@GetMapping("/search")
+		String search() {
+			return "found";
+		}
+
+	}
+
+}

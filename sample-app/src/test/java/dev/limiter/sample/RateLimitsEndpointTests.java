@@ -1,0 +1,75 @@
+package dev.limiter.sample;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.util.Base64;
+
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+
+import dev.limiter.test.RedisServer;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The README's {@code ratelimits} examples over HTTP, on the sample with a real Redis:
+ * list the limits, read alice's usage of {@code /search}, and reset it as admin.
+ */
+@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT, properties = "sample.demo-redis=false")
+class RateLimitsEndpointTests {
+
+	private static final RedisServer redis = RedisServer.shared();
+
+	private final HttpClient client = HttpClient.newHttpClient();
+
+	@LocalServerPort
+	private int port;
+
+	@DynamicPropertySource
+	static void redis(DynamicPropertyRegistry registry) {
+		registry.add("spring.data.redis.host", redis::host);
+		registry.add("spring.data.redis.port", redis::port);
+	}
+
+	@BeforeEach
+	void flush() {
+		redis.flushAll();
+	}
+
+	@Test
+	void listsReadsAndResetsAQuota() throws Exception {
+		HttpResponse<String> list = send("GET", "/actuator/ratelimits", null);
+		assertThat(list.statusCode()).isEqualTo(200);
+		assertThat(list.body()).contains("\"n:search\"").contains("\"source\":\"limiter.limits.search\"");
+		for (int i = 0; i < 3; i++) {
+			assertThat(send("GET", "/search?q=x", "alice").statusCode()).isEqualTo(200);
+		}
+		assertThat(send("GET", "/search?q=x", "alice").statusCode()).isEqualTo(429);
+		HttpResponse<String> usage = send("GET", "/actuator/ratelimits/n:search?key=u:alice", null);
+		assertThat(usage.body()).contains("\"key\":\"n:search:u:alice\"").contains("\"used\":3");
+		assertThat(send("DELETE", "/actuator/ratelimits/n:search?key=u:alice", "alice").statusCode())
+			.as("only admin resets")
+			.isEqualTo(403);
+		assertThat(send("DELETE", "/actuator/ratelimits/n:search?key=u:alice", "admin").statusCode()).isEqualTo(200);
+		assertThat(send("GET", "/search?q=x", "alice").statusCode()).isEqualTo(200);
+	}
+
+	private HttpResponse<String> send(String method, String path, String user) throws Exception {
+		HttpRequest.Builder request = HttpRequest.newBuilder(URI.create("http://localhost:" + this.port + path))
+			.method(method, HttpRequest.BodyPublishers.noBody());
+		if (user != null) {
+			request.header("Authorization", "Basic "
+					+ Base64.getEncoder().encodeToString((user + ":password").getBytes(StandardCharsets.UTF_8)));
+		}
+		return this.client.send(request.build(), HttpResponse.BodyHandlers.ofString());
+	}
+
+}
