@@ -1,7 +1,12 @@
 package dev.limiter.actuate;
 
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
 
 import dev.limiter.Decision;
 import dev.limiter.FailurePolicy;
@@ -10,29 +15,36 @@ import dev.limiter.aop.RateLimitOperation;
 import dev.limiter.resilience.ResilientRateLimiter;
 
 /**
- * Counts the limiter's decisions in Micrometer: {@value #DECISIONS} tagged {@code result}
- * ({@code allowed}, {@code rejected}, {@code shadow-rejected} for calls that a limit in
- * shadow mode would have rejected) and {@code degraded} ({@code true} when a failure
- * policy decided because Redis could not answer), and {@value #DEGRADED} tagged
- * {@code policy} ({@code fail-open}, {@code fail-closed}, {@code local}) and
- * {@code result}.
+ * Counts the limiter's decisions in Micrometer: {@value #DECISIONS} tagged {@code limit}
+ * (the rate-limited method's scope, such as {@code n:search}: bounded by the number of
+ * methods, never the caller), {@code result} ({@code allowed}, {@code rejected},
+ * {@code shadow-rejected} for calls that a limit in shadow mode would have rejected) and
+ * {@code degraded} ({@code true} when a failure policy decided because Redis could not
+ * answer); {@value #DURATION} times the decisions per {@code limit}; and
+ * {@value #DEGRADED} is tagged {@code policy} ({@code fail-open}, {@code fail-closed},
+ * {@code local}) and {@code result}.
  * <p>
- * Every counter is registered up front, so that a decision costs an array index and an
- * increment, without a meter lookup.
+ * The meters of a method are registered with its first decision and then found by the
+ * operation itself, so that a decision costs a map read, an array index and an increment.
  */
 public final class LimiterMetrics implements RateLimitDecisionListener, ResilientRateLimiter.DegradedListener {
 
 	/** The counter of the aspect's decisions. */
 	public static final String DECISIONS = "limiter.decisions";
 
+	/** The timer of the aspect's decisions. */
+	public static final String DURATION = "limiter.decision.duration";
+
 	/** The counter of decisions taken by a failure policy. */
 	public static final String DEGRADED = "limiter.degraded";
 
 	private static final FailurePolicy[] POLICIES = FailurePolicy.values();
 
-	private final Counter[] decisions = new Counter[4];
+	private static final int SHADOW_REJECTED = 4;
 
-	private final Counter shadowRejected;
+	private final MeterRegistry registry;
+
+	private final Map<RateLimitOperation, Meters> meters = new ConcurrentHashMap<>();
 
 	private final Counter[] degraded = new Counter[POLICIES.length * 2];
 
@@ -44,19 +56,8 @@ public final class LimiterMetrics implements RateLimitDecisionListener, Resilien
 		if (registry == null) {
 			throw new IllegalArgumentException("registry must not be null");
 		}
-		this.shadowRejected = Counter.builder(DECISIONS)
-			.description("Rate-limit decisions")
-			.tag("result", "shadow-rejected")
-			.tag("degraded", "false")
-			.register(registry);
+		this.registry = registry;
 		for (boolean allowed : new boolean[] { true, false }) {
-			for (boolean isDegraded : new boolean[] { false, true }) {
-				this.decisions[decisionIndex(allowed, isDegraded)] = Counter.builder(DECISIONS)
-					.description("Rate-limit decisions")
-					.tag("result", result(allowed))
-					.tag("degraded", Boolean.toString(isDegraded))
-					.register(registry);
-			}
 			for (FailurePolicy policy : POLICIES) {
 				this.degraded[degradedIndex(policy, allowed)] = Counter.builder(DEGRADED)
 					.description("Rate-limit decisions taken by a failure policy while Redis could not answer")
@@ -69,7 +70,14 @@ public final class LimiterMetrics implements RateLimitDecisionListener, Resilien
 
 	@Override
 	public void onDecision(RateLimitOperation operation, Decision decision) {
-		this.decisions[decisionIndex(decision.isAllowed(), decision.isDegraded())].increment();
+		meters(operation).decisions[decisionIndex(decision.isAllowed(), decision.isDegraded())].increment();
+	}
+
+	@Override
+	public void onDecision(RateLimitOperation operation, Decision decision, long nanos) {
+		Meters meters = meters(operation);
+		meters.decisions[decisionIndex(decision.isAllowed(), decision.isDegraded())].increment();
+		meters.duration.record(nanos, TimeUnit.NANOSECONDS);
 	}
 
 	/**
@@ -79,7 +87,7 @@ public final class LimiterMetrics implements RateLimitDecisionListener, Resilien
 	@Override
 	public void onShadowDecision(RateLimitOperation operation, Decision decision) {
 		if (!decision.isAllowed()) {
-			this.shadowRejected.increment();
+			meters(operation).decisions[SHADOW_REJECTED].increment();
 		}
 		else if (operation.getEnforcedLimits().isEmpty()) {
 			onDecision(operation, decision);
@@ -89,6 +97,36 @@ public final class LimiterMetrics implements RateLimitDecisionListener, Resilien
 	@Override
 	public void degraded(Decision decision, FailurePolicy policy) {
 		this.degraded[degradedIndex(policy, decision.isAllowed())].increment();
+	}
+
+	private Meters meters(RateLimitOperation operation) {
+		Meters meters = this.meters.get(operation);
+		return (meters != null) ? meters : this.meters.computeIfAbsent(operation, this::register);
+	}
+
+	private Meters register(RateLimitOperation operation) {
+		String limit = operation.getScope();
+		Counter[] decisions = new Counter[5];
+		for (boolean allowed : new boolean[] { true, false }) {
+			for (boolean isDegraded : new boolean[] { false, true }) {
+				decisions[decisionIndex(allowed, isDegraded)] = counter(limit, result(allowed), isDegraded);
+			}
+		}
+		decisions[SHADOW_REJECTED] = counter(limit, "shadow-rejected", false);
+		Timer duration = Timer.builder(DURATION)
+			.description("Time the rate-limit decisions took, the store's answer included")
+			.tag("limit", limit)
+			.register(this.registry);
+		return new Meters(decisions, duration);
+	}
+
+	private Counter counter(String limit, String result, boolean degraded) {
+		return Counter.builder(DECISIONS)
+			.description("Rate-limit decisions")
+			.tag("limit", limit)
+			.tag("result", result)
+			.tag("degraded", Boolean.toString(degraded))
+			.register(this.registry);
 	}
 
 	private static int decisionIndex(boolean allowed, boolean degraded) {
@@ -101,6 +139,9 @@ public final class LimiterMetrics implements RateLimitDecisionListener, Resilien
 
 	private static String result(boolean allowed) {
 		return allowed ? "allowed" : "rejected";
+	}
+
+	private record Meters(Counter[] decisions, Timer duration) {
 	}
 
 }

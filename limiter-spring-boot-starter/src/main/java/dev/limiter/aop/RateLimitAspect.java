@@ -145,9 +145,11 @@ public class RateLimitAspect implements Ordered {
 				: operation.key(this.keyResolver.resolveKey(invocation));
 		Decision decision = null;
 		if (!operation.getEnforcedLimits().isEmpty()) {
+			long start = System.nanoTime();
 			decision = this.rateLimiter.acquire(key, operation.getPermits(), operation.getEnforcedLimits());
+			long nanos = System.nanoTime() - start;
 			for (RateLimitDecisionListener listener : this.listeners) {
-				listener.onDecision(operation, decision);
+				listener.onDecision(operation, decision, nanos);
 			}
 			if (!decision.isAllowed()) {
 				if (decision.policy() == FailurePolicy.FAIL_CLOSED) {

@@ -17,6 +17,16 @@ public interface RateLimitDecisionListener {
 	void onDecision(RateLimitOperation operation, Decision decision);
 
 	/**
+	 * Called with a decision and the time it took; the default forgets the time.
+	 * @param operation the operation that was decided
+	 * @param decision the decision
+	 * @param nanos how long the decision took, the store's answer included
+	 */
+	default void onDecision(RateLimitOperation operation, Decision decision, long nanos) {
+		onDecision(operation, decision);
+	}
+
+	/**
 	 * Called with the decision of an operation's shadowed limits, which never rejects the
 	 * call; clients are not told of it. The default ignores it.
 	 * @param operation the operation that was decided

@@ -87,8 +87,11 @@ class CountingWebIntegrationTests {
 				assertThat(WebTests.call(mvc, get("/shadowed")).getStatus()).isEqualTo(200);
 			}
 			MeterRegistry registry = context.getBean(MeterRegistry.class);
-			assertThat(registry.get(LimiterMetrics.DECISIONS).tag("result", "shadow-rejected").counter().count())
-				.isEqualTo(3);
+			assertThat(registry.get(LimiterMetrics.DECISIONS)
+				.tag("limit", "n:shadowed")
+				.tag("result", "shadow-rejected")
+				.counter()
+				.count()).isEqualTo(3);
 			assertThat(registry.get(LimiterMetrics.DECISIONS)
 				.tag("result", "allowed")
 				.tag("degraded", "false")
@@ -98,6 +101,27 @@ class CountingWebIntegrationTests {
 		// Enforcing it now rejects at once: the two admitted calls are in the window.
 		this.contextRunner.withPropertyValues("limiter.limits.shadowed.shadow=false").run((context) -> {
 			assertThat(statuses(mvc(context), get("/shadowed"))).containsExactly(429);
+		});
+	}
+
+	@Test
+	void decisionsAreCountedAndTimedPerLimitNeverPerCaller() {
+		this.contextRunner.run((context) -> {
+			MockMvc mvc = mvc(context);
+			assertThat(statuses(mvc, get("/reports").param("tier", "public"), get("/reports").param("tier", "public")))
+				.containsExactly(200, 429);
+			MeterRegistry registry = context.getBean(MeterRegistry.class);
+			String limit = registry.get(LimiterMetrics.DURATION).timer().getId().getTag("limit");
+			assertThat(limit).startsWith("m:").contains("CountingController.reports");
+			assertThat(registry.get(LimiterMetrics.DURATION).tag("limit", limit).timer().count()).isEqualTo(2);
+			assertThat(registry.get(LimiterMetrics.DECISIONS)
+				.tag("limit", limit)
+				.tag("result", "rejected")
+				.tag("degraded", "false")
+				.counter()
+				.count()).isEqualTo(1);
+			assertThat(registry.find(LimiterMetrics.DECISIONS).counters())
+				.allSatisfy((counter) -> assertThat(counter.getId().getTag("limit")).doesNotContain("10.0.0.1"));
 		});
 	}
 
