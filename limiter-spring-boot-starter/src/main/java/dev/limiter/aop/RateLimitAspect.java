@@ -27,6 +27,7 @@ import dev.limiter.RateLimitExceededException;
 import dev.limiter.RateLimitUnavailableException;
 import dev.limiter.RateLimiter;
 import dev.limiter.key.CurrentRequest;
+import dev.limiter.key.ReactiveCurrentRequest;
 import dev.limiter.key.RateLimitInvocation;
 import dev.limiter.key.RateLimitKeyResolver;
 
@@ -77,6 +78,8 @@ public class RateLimitAspect implements Ordered {
 
 	private final CurrentRequest currentRequest;
 
+	private final ReactiveCurrentRequest reactiveRequest;
+
 	private final MessageSource messageSource;
 
 	private final List<RateLimitDecisionListener> listeners;
@@ -101,6 +104,27 @@ public class RateLimitAspect implements Ordered {
 	public RateLimitAspect(RateLimiter rateLimiter, RateLimitOperationSource operationSource,
 			RateLimitKeyResolver keyResolver, MessageSource messageSource, List<RateLimitDecisionListener> listeners,
 			int order, CurrentRequest currentRequest) {
+		this(rateLimiter, operationSource, keyResolver, messageSource, listeners, order, currentRequest, null);
+	}
+
+	/**
+	 * Create the aspect, which also limits methods that return a {@code Mono} or
+	 * {@code Flux} when given a reactive request lookup: on subscription, without
+	 * blocking.
+	 * @param rateLimiter the engine that decides
+	 * @param operationSource the source of the methods' limits
+	 * @param keyResolver the resolver of the default key
+	 * @param messageSource the source of localized messages, or {@code null}
+	 * @param listeners told of every decision
+	 * @param order the order of this aspect among other advice
+	 * @param currentRequest finds the request being served, or {@code null} outside web
+	 * applications
+	 * @param reactiveRequest finds the request of a reactive subscription, or
+	 * {@code null} outside WebFlux applications
+	 */
+	public RateLimitAspect(RateLimiter rateLimiter, RateLimitOperationSource operationSource,
+			RateLimitKeyResolver keyResolver, MessageSource messageSource, List<RateLimitDecisionListener> listeners,
+			int order, CurrentRequest currentRequest, ReactiveCurrentRequest reactiveRequest) {
 		if (rateLimiter == null) {
 			throw new IllegalArgumentException("rateLimiter must not be null");
 		}
@@ -114,6 +138,7 @@ public class RateLimitAspect implements Ordered {
 		this.operationSource = operationSource;
 		this.keyResolver = keyResolver;
 		this.currentRequest = (currentRequest != null) ? currentRequest : CurrentRequest.NONE;
+		this.reactiveRequest = reactiveRequest;
 		this.messageSource = messageSource;
 		this.listeners = (listeners != null) ? List.copyOf(listeners) : List.of();
 		this.order = order;
@@ -136,37 +161,25 @@ public class RateLimitAspect implements Ordered {
 		if (operation == null) {
 			return joinPoint.proceed();
 		}
+		if (this.reactiveRequest != null && ReactiveRateLimitCall.isReactive(method)) {
+			return ReactiveRateLimitCall.rateLimit(this, joinPoint, operation, targetClass);
+		}
 		RateLimitInvocation invocation = new RateLimitInvocation(operation, targetClass, joinPoint.getArgs(),
 				this.currentRequest);
-		if (operation.getCondition() != null && !operation.getCondition().test(invocation)) {
+		if (skips(invocation)) {
 			return joinPoint.proceed();
 		}
-		String key = (operation.getKeyExpression() != null) ? evaluateKey(invocation)
-				: operation.key(this.keyResolver.resolveKey(invocation));
+		String key = key(invocation);
 		Decision decision = null;
 		if (!operation.getEnforcedLimits().isEmpty()) {
 			long start = System.nanoTime();
 			decision = this.rateLimiter.acquire(key, operation.getPermits(), operation.getEnforcedLimits());
-			long nanos = System.nanoTime() - start;
-			for (RateLimitDecisionListener listener : this.listeners) {
-				listener.onDecision(operation, decision, nanos);
-			}
-			if (!decision.isAllowed()) {
-				if (decision.policy() == FailurePolicy.FAIL_CLOSED) {
-					throw new RateLimitUnavailableException(unavailableMessage(decision), key, decision);
-				}
-				throw new RateLimitExceededException(message(operation, decision), key, decision);
-			}
+			enforce(invocation, key, decision, System.nanoTime() - start);
 		}
 		Decision shadow = null;
 		if (!operation.getShadowLimits().isEmpty()) {
 			shadow = this.rateLimiter.acquire(key, operation.getPermits(), operation.getShadowLimits());
-			for (RateLimitDecisionListener listener : this.listeners) {
-				listener.onShadowDecision(operation, shadow);
-			}
-			if (!shadow.isAllowed()) {
-				this.shadowLog.rejected(operation, shadow);
-			}
+			watched(operation, shadow);
 		}
 		try {
 			return joinPoint.proceed();
@@ -180,7 +193,54 @@ public class RateLimitAspect implements Ordered {
 		}
 	}
 
-	private void release(Decision decision) {
+	/** Return whether the call's condition says it is not limited. */
+	boolean skips(RateLimitInvocation invocation) {
+		KeyExpression condition = invocation.operation().getCondition();
+		return condition != null && !condition.test(invocation);
+	}
+
+	/** Return the key of a call, from its key expression or the key resolver. */
+	String key(RateLimitInvocation invocation) {
+		RateLimitOperation operation = invocation.operation();
+		return (operation.getKeyExpression() != null) ? evaluateKey(invocation)
+				: operation.key(this.keyResolver.resolveKey(invocation));
+	}
+
+	/**
+	 * Tell the listeners of the decision of the enforced limits, and throw when it
+	 * rejects the call.
+	 */
+	void enforce(RateLimitInvocation invocation, String key, Decision decision, long nanos) {
+		for (RateLimitDecisionListener listener : this.listeners) {
+			listener.onDecision(invocation, decision, nanos);
+		}
+		if (!decision.isAllowed()) {
+			if (decision.policy() == FailurePolicy.FAIL_CLOSED) {
+				throw new RateLimitUnavailableException(unavailableMessage(decision), key, decision);
+			}
+			throw new RateLimitExceededException(message(invocation.operation(), decision), key, decision);
+		}
+	}
+
+	/** Tell the listeners and the log of the decision of the shadowed limits. */
+	void watched(RateLimitOperation operation, Decision shadow) {
+		for (RateLimitDecisionListener listener : this.listeners) {
+			listener.onShadowDecision(operation, shadow);
+		}
+		if (!shadow.isAllowed()) {
+			this.shadowLog.rejected(operation, shadow);
+		}
+	}
+
+	RateLimiter rateLimiter() {
+		return this.rateLimiter;
+	}
+
+	ReactiveCurrentRequest reactiveRequest() {
+		return this.reactiveRequest;
+	}
+
+	void release(Decision decision) {
 		if (decision != null && decision.isAllowed()) {
 			this.rateLimiter.release(decision);
 		}

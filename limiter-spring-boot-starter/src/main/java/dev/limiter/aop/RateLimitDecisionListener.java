@@ -1,6 +1,7 @@
 package dev.limiter.aop;
 
 import dev.limiter.Decision;
+import dev.limiter.key.RateLimitInvocation;
 
 /**
  * Told of every decision the {@link RateLimitAspect} gets, before the method runs or the
@@ -24,6 +25,17 @@ public interface RateLimitDecisionListener {
 	 */
 	default void onDecision(RateLimitOperation operation, Decision decision, long nanos) {
 		onDecision(operation, decision);
+	}
+
+	/**
+	 * Called with a decision, the call it decided (whose request a web stack may write
+	 * to) and the time it took; the default passes the operation on.
+	 * @param invocation the call that was decided
+	 * @param decision the decision
+	 * @param nanos how long the decision took, the store's answer included
+	 */
+	default void onDecision(RateLimitInvocation invocation, Decision decision, long nanos) {
+		onDecision(invocation.operation(), decision, nanos);
 	}
 
 	/**

@@ -9,6 +9,9 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplicat
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.ApplicationContext;
 import org.springframework.context.annotation.Bean;
+import org.springframework.core.Ordered;
+import org.springframework.core.annotation.Order;
+import org.springframework.web.filter.reactive.ServerWebExchangeContextFilter;
 import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
@@ -21,9 +24,15 @@ import dev.limiter.aop.RateLimitAspect;
 import dev.limiter.aop.RateLimitDecisionListener;
 import dev.limiter.aop.RateLimitOperationSource;
 import dev.limiter.key.CurrentRequest;
+import dev.limiter.key.ReactiveCurrentRequest;
 import dev.limiter.key.MethodRateLimitKeyResolver;
 import dev.limiter.key.RateLimitKeyResolver;
 import dev.limiter.web.RateLimitHeaders;
+import dev.limiter.web.RateLimitResponses;
+import dev.limiter.web.reactive.ReactiveRateLimitExceptionHandler;
+import dev.limiter.web.reactive.ReactiveResponseHeaders;
+import dev.limiter.web.reactive.ServerWebExchangeCurrentRequest;
+import dev.limiter.web.reactive.ServerWebExchangeRateLimitKeyResolver;
 import dev.limiter.web.servlet.RateLimitExceptionHandler;
 import dev.limiter.web.servlet.RateLimitResponseHeaders;
 import dev.limiter.web.servlet.ServletCurrentRequest;
@@ -74,9 +83,10 @@ public final class LimiterAutoConfiguration {
 		RateLimitAspect rateLimitAspect(RateLimiter rateLimiter, RateLimitOperationSource operationSource,
 				RateLimitKeyResolver keyResolver, ApplicationContext applicationContext,
 				ObjectProvider<RateLimitDecisionListener> listeners, LimiterProperties properties,
-				ObjectProvider<CurrentRequest> currentRequest) {
+				ObjectProvider<CurrentRequest> currentRequest, ObjectProvider<ReactiveCurrentRequest> reactiveRequest) {
 			return new RateLimitAspect(rateLimiter, operationSource, keyResolver, applicationContext,
-					listeners.orderedStream().toList(), properties.getAspectOrder(), currentRequest.getIfAvailable());
+					listeners.orderedStream().toList(), properties.getAspectOrder(), currentRequest.getIfAvailable(),
+					reactiveRequest.getIfAvailable());
 		}
 
 	}
@@ -117,6 +127,55 @@ public final class LimiterAutoConfiguration {
 				LimiterProperties properties) {
 			return new RateLimitExceptionHandler(rateLimitHeaders,
 					HttpStatusCode.valueOf(properties.getFailure().getStatus()));
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.REACTIVE)
+	@ConditionalOnClass(name = { "org.springframework.web.reactive.DispatcherHandler", "reactor.core.publisher.Mono" })
+	static class ReactiveWebConfiguration {
+
+		@Bean
+		@ConditionalOnMissingBean
+		RateLimitKeyResolver webRateLimitKeyResolver(LimiterProperties properties) {
+			return new ServerWebExchangeRateLimitKeyResolver(properties.getWeb().getPathStyle());
+		}
+
+		@Bean
+		@ConditionalOnMissingBean
+		ReactiveCurrentRequest serverWebExchangeCurrentRequest() {
+			return new ServerWebExchangeCurrentRequest();
+		}
+
+		// After every other filter, so that it holds the exchange the handler sees, with
+		// the principal that security filters put on it.
+		@Bean
+		@ConditionalOnMissingBean
+		@Order(Ordered.LOWEST_PRECEDENCE)
+		ServerWebExchangeContextFilter serverWebExchangeContextFilter() {
+			return new ServerWebExchangeContextFilter();
+		}
+
+		@Bean
+		@ConditionalOnMissingBean
+		RateLimitHeaders rateLimitHeaders(LimiterProperties properties) {
+			return new RateLimitHeaders(properties.getWeb().getHeaders());
+		}
+
+		@Bean
+		@ConditionalOnMissingBean
+		ReactiveResponseHeaders reactiveResponseHeaders(RateLimitHeaders rateLimitHeaders) {
+			return new ReactiveResponseHeaders(rateLimitHeaders);
+		}
+
+		@Bean
+		@ConditionalOnMissingBean
+		@Conditional(OnNoApplicationRateLimitHandlerCondition.class)
+		ReactiveRateLimitExceptionHandler reactiveRateLimitExceptionHandler(RateLimitHeaders rateLimitHeaders,
+				LimiterProperties properties) {
+			return new ReactiveRateLimitExceptionHandler(new RateLimitResponses(rateLimitHeaders,
+					HttpStatusCode.valueOf(properties.getFailure().getStatus())));
 		}
 
 	}

@@ -15,6 +15,7 @@ import org.springframework.web.bind.annotation.ControllerAdvice;
 import org.springframework.web.bind.annotation.ExceptionHandler;
 
 import dev.limiter.RateLimitExceededException;
+import dev.limiter.web.reactive.ReactiveRateLimitExceptionHandler;
 import dev.limiter.web.servlet.RateLimitExceptionHandler;
 
 /**
@@ -42,6 +43,7 @@ class OnNoApplicationRateLimitHandlerCondition extends SpringBootCondition imple
 			}
 			Class<?> type = beanFactory.getType(name, false);
 			if (type != null && !RateLimitExceptionHandler.class.isAssignableFrom(type)
+					&& !ReactiveRateLimitExceptionHandler.class.getName().equals(type.getName())
 					&& handlesRateLimitExceeded(ClassUtils.getUserClass(type))) {
 				return ConditionOutcome
 					.noMatch("@ControllerAdvice bean '" + name + "' handles RateLimitExceededException itself");

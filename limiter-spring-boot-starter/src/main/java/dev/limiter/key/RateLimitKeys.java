@@ -1,5 +1,9 @@
 package dev.limiter.key;
 
+import java.util.regex.Pattern;
+
+import org.springframework.util.StringUtils;
+
 import java.lang.reflect.Method;
 import java.util.Base64;
 
@@ -12,6 +16,8 @@ public final class RateLimitKeys {
 
 	/** The longest part kept as it is; longer parts are replaced by their hash. */
 	public static final int MAX_PART_LENGTH = 64;
+
+	private static final Pattern MULTIPLE_SLASHES = Pattern.compile("/{2,}");
 
 	private RateLimitKeys() {
 	}
@@ -44,6 +50,32 @@ public final class RateLimitKeys {
 	 */
 	public static String methodKey(Method method) {
 		return "m:" + method.getDeclaringClass().getName() + "." + method.getName();
+	}
+
+	/**
+	 * Return the caller of a web request: the principal's name ({@code u:}) when there is
+	 * one, otherwise the client address ({@code ip:}), both bounded.
+	 * @param principalName the principal's name, or {@code null}
+	 * @param address the client address
+	 * @return the caller part of the key, such as {@code u:alice}
+	 */
+	public static String caller(String principalName, String address) {
+		if (principalName != null && !principalName.isEmpty()) {
+			return "u:" + bounded(principalName);
+		}
+		return "ip:" + bounded(address);
+	}
+
+	/**
+	 * Return a decoded request path without matrix parameters in one spelling: dot
+	 * segments resolved, double and trailing slashes removed, so that no other spelling
+	 * of one path is a fresh quota.
+	 * @param path the decoded path within the application
+	 * @return the path, such as {@code /orders/42}
+	 */
+	public static String onePath(String path) {
+		String clean = MULTIPLE_SLASHES.matcher(StringUtils.cleanPath(path)).replaceAll("/");
+		return (clean.length() > 1 && clean.endsWith("/")) ? clean.substring(0, clean.length() - 1) : clean;
 	}
 
 	private static boolean isPlain(String part) {

@@ -75,6 +75,20 @@ public final class RateLimitHeaders {
 		}
 	}
 
+	/**
+	 * Write the headers of an admitted call, unless there are none to write: a rejection
+	 * gets its headers with its error response, and a call admitted without the store
+	 * (fail-open) has no known quota, so headers would lie about it.
+	 * @param decision the decision
+	 * @param headers receives each header's name and value
+	 */
+	public void writeAdmitted(Decision decision, BiConsumer<String, String> headers) {
+		if (decision.isAllowed() && this.style != HeaderStyle.NONE
+				&& !(decision.isDegraded() && decision.remaining() < 0)) {
+			write(decision, headers);
+		}
+	}
+
 	private static long seconds(Limit limit) {
 		long millis = limit.period().toMillis();
 		return (millis + 999) / 1000;

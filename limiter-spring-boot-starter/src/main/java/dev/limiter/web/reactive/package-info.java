@@ -1,5 +1,5 @@
 /**
- * Spring WebFlux support, beside {@link dev.limiter.web.servlet}: empty until the
- * reactive stack gets its current request, key resolver and rejection handler.
+ * Spring WebFlux: the default key of an exchange, the exchange as the current request,
+ * the 429 handler and the quota headers of admitted calls.
  */
 package dev.limiter.web.reactive;

@@ -1,11 +1,8 @@
 package dev.limiter.web.servlet;
 
-import org.springframework.core.Ordered;
 import org.springframework.core.annotation.Order;
-import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.HttpStatusCode;
-import org.springframework.http.MediaType;
 import org.springframework.http.ProblemDetail;
 import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.ExceptionHandler;
@@ -14,12 +11,12 @@ import org.springframework.web.bind.annotation.RestControllerAdvice;
 import dev.limiter.RateLimitExceededException;
 import dev.limiter.RateLimitUnavailableException;
 import dev.limiter.web.RateLimitHeaders;
-import dev.limiter.web.RateLimitProblems;
+import dev.limiter.web.RateLimitResponses;
 
 /**
  * Turns {@link RateLimitExceededException} into HTTP 429 with an
- * {@code application/problem+json} body ({@link RateLimitProblems}) and the rate-limit
- * headers, in Spring MVC applications.
+ * {@code application/problem+json} body and the rate-limit headers
+ * ({@link RateLimitResponses}), in Spring MVC applications.
  * <p>
  * A {@link RateLimitUnavailableException} (a fail-closed limit while the store is
  * unavailable) gets the configured status instead, 503 by default, with
@@ -35,11 +32,9 @@ import dev.limiter.web.RateLimitProblems;
 public class RateLimitExceptionHandler {
 
 	/** The order of this advice: early, but after advice ordered at the very top. */
-	public static final int ORDER = Ordered.HIGHEST_PRECEDENCE + 1000;
+	public static final int ORDER = RateLimitResponses.HANDLER_ORDER;
 
-	private final RateLimitHeaders headers;
-
-	private final HttpStatusCode unavailableStatus;
+	private final RateLimitResponses responses;
 
 	/**
 	 * Create the handler, answering rejections for an unavailable store with 503.
@@ -56,29 +51,19 @@ public class RateLimitExceptionHandler {
 	 * because the store is unavailable
 	 */
 	public RateLimitExceptionHandler(RateLimitHeaders headers, HttpStatusCode unavailableStatus) {
-		if (headers == null) {
-			throw new IllegalArgumentException("headers must not be null");
-		}
-		if (unavailableStatus == null) {
-			throw new IllegalArgumentException("unavailableStatus must not be null");
-		}
-		this.headers = headers;
-		this.unavailableStatus = unavailableStatus;
+		this.responses = new RateLimitResponses(headers, unavailableStatus);
 	}
 
 	/**
 	 * Answer a rejection by a fail-closed limit while the store is unavailable: the
 	 * configured status, {@code Retry-After} and a problem that says the store is
-	 * unavailable. No quota headers: nobody knows the quota while the store is down.
+	 * unavailable.
 	 * @param ex the rejection
 	 * @return the response, 503 by default
 	 */
 	@ExceptionHandler(RateLimitUnavailableException.class)
 	public ResponseEntity<ProblemDetail> handleRateLimitUnavailable(RateLimitUnavailableException ex) {
-		return ResponseEntity.status(this.unavailableStatus)
-			.header(RateLimitHeaders.RETRY_AFTER, Long.toString(ex.getDecision().retryAfterSeconds()))
-			.contentType(MediaType.APPLICATION_PROBLEM_JSON)
-			.body(RateLimitProblems.unavailable(ex, this.unavailableStatus));
+		return this.responses.unavailable(ex);
 	}
 
 	/**
@@ -88,12 +73,7 @@ public class RateLimitExceptionHandler {
 	 */
 	@ExceptionHandler(RateLimitExceededException.class)
 	public ResponseEntity<ProblemDetail> handleRateLimitExceeded(RateLimitExceededException ex) {
-		HttpHeaders httpHeaders = new HttpHeaders();
-		this.headers.write(ex.getDecision(), httpHeaders::set);
-		return ResponseEntity.status(HttpStatus.TOO_MANY_REQUESTS)
-			.headers(httpHeaders)
-			.contentType(MediaType.APPLICATION_PROBLEM_JSON)
-			.body(RateLimitProblems.exceeded(ex));
+		return this.responses.exceeded(ex);
 	}
 
 }

@@ -9,7 +9,6 @@ import org.springframework.web.context.request.ServletRequestAttributes;
 import dev.limiter.Decision;
 import dev.limiter.aop.RateLimitDecisionListener;
 import dev.limiter.aop.RateLimitOperation;
-import dev.limiter.web.HeaderStyle;
 import dev.limiter.web.RateLimitHeaders;
 
 /**
@@ -38,17 +37,11 @@ public class RateLimitResponseHeaders implements RateLimitDecisionListener {
 
 	@Override
 	public void onDecision(RateLimitOperation operation, Decision decision) {
-		// A call admitted without the store (fail-open) has no known quota: headers would
-		// lie about it, so it gets none.
-		if (!decision.isAllowed() || this.headers.getStyle() == HeaderStyle.NONE
-				|| (decision.isDegraded() && decision.remaining() < 0)) {
-			return;
-		}
 		RequestAttributes attributes = RequestContextHolder.getRequestAttributes();
 		if (attributes instanceof ServletRequestAttributes servlet) {
 			HttpServletResponse response = servlet.getResponse();
 			if (response != null && !response.isCommitted()) {
-				this.headers.write(decision, response::setHeader);
+				this.headers.writeAdmitted(decision, response::setHeader);
 			}
 		}
 	}

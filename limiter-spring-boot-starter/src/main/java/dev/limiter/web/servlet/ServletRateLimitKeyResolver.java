@@ -1,11 +1,9 @@
 package dev.limiter.web.servlet;
 
 import java.security.Principal;
-import java.util.regex.Pattern;
 
 import jakarta.servlet.http.HttpServletRequest;
 
-import org.springframework.util.StringUtils;
 import org.springframework.web.util.UrlPathHelper;
 
 import dev.limiter.key.MethodRateLimitKeyResolver;
@@ -34,8 +32,6 @@ import dev.limiter.web.PathStyle;
  * caller shares the limit ({@value MethodRateLimitKeyResolver#ALL_CALLERS}).
  */
 public class ServletRateLimitKeyResolver implements RateLimitKeyResolver {
-
-	private static final Pattern MULTIPLE_SLASHES = Pattern.compile("/{2,}");
 
 	private final PathStyle pathStyle;
 
@@ -66,9 +62,7 @@ public class ServletRateLimitKeyResolver implements RateLimitKeyResolver {
 	 * @return the path, such as {@code /orders/42}
 	 */
 	protected String path(HttpServletRequest request) {
-		String path = StringUtils.cleanPath(UrlPathHelper.defaultInstance.getPathWithinApplication(request));
-		path = MULTIPLE_SLASHES.matcher(path).replaceAll("/");
-		return (path.length() > 1 && path.endsWith("/")) ? path.substring(0, path.length() - 1) : path;
+		return RateLimitKeys.onePath(UrlPathHelper.defaultInstance.getPathWithinApplication(request));
 	}
 
 	/**
@@ -78,10 +72,7 @@ public class ServletRateLimitKeyResolver implements RateLimitKeyResolver {
 	 */
 	protected String caller(HttpServletRequest request) {
 		Principal principal = request.getUserPrincipal();
-		if (principal != null && principal.getName() != null && !principal.getName().isEmpty()) {
-			return "u:" + RateLimitKeys.bounded(principal.getName());
-		}
-		return "ip:" + RateLimitKeys.bounded(request.getRemoteAddr());
+		return RateLimitKeys.caller((principal != null) ? principal.getName() : null, request.getRemoteAddr());
 	}
 
 }

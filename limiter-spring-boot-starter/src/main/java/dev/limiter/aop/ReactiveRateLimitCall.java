@@ -1,0 +1,107 @@
+package dev.limiter.aop;
+
+import java.lang.reflect.Method;
+import java.util.Optional;
+
+import org.aspectj.lang.ProceedingJoinPoint;
+import org.reactivestreams.Publisher;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
+
+import dev.limiter.Decision;
+import dev.limiter.key.RateLimitInvocation;
+
+/**
+ * The aspect's path for methods that return a {@code Mono} or a {@code Flux}: the
+ * decision is taken on subscription, on the limiter's non-blocking path, so a
+ * {@code Mono} that is never subscribed consumes nothing and a {@code Flux} is limited
+ * once per subscription. Loaded only where Reactor is, so the aspect itself never links
+ * Reactor.
+ */
+final class ReactiveRateLimitCall {
+
+	private static final Decision[] NOT_LIMITED = new Decision[2];
+
+	private ReactiveRateLimitCall() {
+	}
+
+	static boolean isReactive(Method method) {
+		return Publisher.class.isAssignableFrom(method.getReturnType());
+	}
+
+	static Object rateLimit(RateLimitAspect aspect, ProceedingJoinPoint joinPoint, RateLimitOperation operation,
+			Class<?> targetClass) {
+		Mono<Decision[]> admission = aspect.reactiveRequest()
+			.get()
+			.map(Optional::of)
+			.defaultIfEmpty(Optional.empty())
+			.flatMap((request) -> decide(aspect,
+					new RateLimitInvocation(operation, targetClass, joinPoint.getArgs(), () -> request.orElse(null))));
+		if (Mono.class.isAssignableFrom(
+				((org.aspectj.lang.reflect.MethodSignature) joinPoint.getSignature()).getMethod().getReturnType())) {
+			return admission.flatMap((decisions) -> Mono.from(proceed(joinPoint))
+				.onErrorResume((ex) -> refunded(aspect, operation, decisions, ex)));
+		}
+		return admission.flatMapMany((decisions) -> Flux.from(proceed(joinPoint))
+			.onErrorResume((ex) -> refunded(aspect, operation, decisions, ex)));
+	}
+
+	private static Mono<Decision[]> decide(RateLimitAspect aspect, RateLimitInvocation invocation) {
+		if (aspect.skips(invocation)) {
+			return Mono.just(NOT_LIMITED);
+		}
+		RateLimitOperation operation = invocation.operation();
+		String key = aspect.key(invocation);
+		Mono<Decision> enforced = Mono.empty();
+		if (!operation.getEnforcedLimits().isEmpty()) {
+			enforced = Mono.defer(() -> {
+				long start = System.nanoTime();
+				return Mono
+					.fromFuture(aspect.rateLimiter()
+						.acquireAsync(key, operation.getPermits(), operation.getEnforcedLimits()))
+					.doOnNext((decision) -> aspect.enforce(invocation, key, decision, System.nanoTime() - start));
+			});
+		}
+		Mono<Decision> shadow = operation.getShadowLimits().isEmpty() ? Mono.empty() : Mono
+			.defer(() -> Mono.fromFuture(
+					aspect.rateLimiter().acquireAsync(key, operation.getPermits(), operation.getShadowLimits())))
+			.doOnNext((decision) -> aspect.watched(operation, decision));
+		// The store answers on the limiter's timer or Redis's event loop: the handler
+		// runs
+		// on Reactor's parallel threads instead, never on the threads that read replies.
+		return enforced.map(Optional::of)
+			.defaultIfEmpty(Optional.empty())
+			.flatMap((first) -> shadow.map(Optional::of)
+				.defaultIfEmpty(Optional.empty())
+				.map((second) -> new Decision[] { first.orElse(null), second.orElse(null) }))
+			.publishOn(Schedulers.parallel());
+	}
+
+	@SuppressWarnings("unchecked")
+	private static Publisher<Object> proceed(ProceedingJoinPoint joinPoint) {
+		try {
+			Object result = joinPoint.proceed();
+			return (result != null) ? (Publisher<Object>) result : Mono.empty();
+		}
+		catch (Throwable ex) {
+			return Mono.error(ex);
+		}
+	}
+
+	/**
+	 * Give the permits back when the call failed with a {@code refundOn} exception; the
+	 * refund talks to the store, so it runs off the event loop.
+	 */
+	private static <T> Mono<T> refunded(RateLimitAspect aspect, RateLimitOperation operation, Decision[] decisions,
+			Throwable ex) {
+		if (!operation.refundsOn(ex) || decisions == NOT_LIMITED) {
+			return Mono.error(ex);
+		}
+		return Mono.<T>fromRunnable(() -> {
+			aspect.release(decisions[0]);
+			aspect.release(decisions[1]);
+		}).subscribeOn(Schedulers.boundedElastic()).then(Mono.error(ex));
+	}
+
+}

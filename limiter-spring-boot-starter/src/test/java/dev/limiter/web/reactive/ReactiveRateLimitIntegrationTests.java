@@ -1,0 +1,186 @@
+package dev.limiter.web.reactive;
+
+import java.time.Duration;
+import java.util.List;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import reactor.blockhound.BlockHound;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
+
+import org.springframework.boot.WebApplicationType;
+import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.http.MediaType;
+import org.springframework.test.web.reactive.server.WebTestClient;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.RestController;
+
+import dev.limiter.RateLimiter;
+import dev.limiter.Usage;
+import dev.limiter.annotation.RateLimit;
+import dev.limiter.aop.RateLimitOperation;
+import dev.limiter.aop.RateLimitOperationSource;
+import dev.limiter.test.RedisServer;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+
+/**
+ * {@code @RateLimit} on WebFlux handlers returning {@code Mono} and {@code Flux}, served
+ * by Netty over a real Redis, with BlockHound failing any blocking call on a non-blocking
+ * thread (which would turn into a 500 here).
+ */
+class ReactiveRateLimitIntegrationTests {
+
+	private static final RedisServer redis = RedisServer.shared();
+
+	private static ConfigurableApplicationContext context;
+
+	private static WebTestClient client;
+
+	@BeforeAll
+	static void start() {
+		// Spring AOP computes AspectJ's match of a method on its first call, reading
+		// class
+		// files: once per method, and the only blocking call on the way.
+		// Netty's request threads, Lettuce's event loops and the limiter's timer are
+		// watched
+		// by name, besides the threads Reactor marks as non-blocking.
+		BlockHound.builder()
+			.allowBlockingCallsInside("org.springframework.aop.aspectj.AspectJExpressionPointcut", "getShadowMatch")
+			// Netty's event loops wait for their tasks while the context closes.
+			.allowBlockingCallsInside("io.netty.util.concurrent.SingleThreadEventExecutor", "confirmShutdown")
+			.nonBlockingThreadPredicate((current) -> current.or((thread) -> thread.getName().startsWith("reactor-http-")
+					|| (thread.getName().startsWith("lettuce-") && thread.getName().contains("EventLoop"))))
+			.install();
+		context = new SpringApplicationBuilder(ReactiveApplication.class).web(WebApplicationType.REACTIVE)
+			// Without the blocked-until cache, so that each test starts from an empty
+			// Redis.
+			.properties("server.port=0", "spring.data.redis.host=" + redis.host(),
+					"spring.data.redis.port=" + redis.port(), "limiter.local-cache.enabled=false")
+			.run();
+		String port = context.getEnvironment().getProperty("local.server.port");
+		client = WebTestClient.bindToServer().baseUrl("http://localhost:" + port).build();
+	}
+
+	@AfterAll
+	static void stop() {
+		context.close();
+	}
+
+	@BeforeEach
+	void flush() {
+		redis.flushAll();
+	}
+
+	@Test
+	void blockHoundFailsABlockingCallOnTheServersThreads() {
+		client.get().uri("/blocking").exchange().expectStatus().is5xxServerError();
+	}
+
+	@Test
+	void aMonoHandlerIsLimitedPerClientWithHeadersAndA429() {
+		client.get()
+			.uri("/mono")
+			.exchange()
+			.expectStatus()
+			.isOk()
+			.expectHeader()
+			.valueEquals("X-RateLimit-Remaining", "1");
+		client.get()
+			.uri("/mono")
+			.exchange()
+			.expectStatus()
+			.isOk()
+			.expectHeader()
+			.valueEquals("X-RateLimit-Remaining", "0");
+		client.get()
+			.uri("/mono")
+			.exchange()
+			.expectStatus()
+			.isEqualTo(429)
+			.expectHeader()
+			.valueEquals("Retry-After", "30")
+			.expectHeader()
+			.contentTypeCompatibleWith(MediaType.APPLICATION_PROBLEM_JSON)
+			.expectBody(String.class)
+			.value((body) -> assertThat(body).contains("\"status\":429"));
+		assertThat(usage("mono", "ip:127.0.0.1")).isEqualTo(2);
+	}
+
+	@Test
+	void aFluxIsLimitedOncePerSubscriptionNotPerElement() {
+		client.get()
+			.uri("/flux")
+			.exchange()
+			.expectStatus()
+			.isOk()
+			.expectBody(String.class)
+			.value((body) -> assertThat(body).isEqualTo("abc"));
+		client.get().uri("/flux").exchange().expectStatus().isEqualTo(429);
+	}
+
+	@Test
+	void aMonoThatIsNeverSubscribedConsumesNothing() {
+		Limited limited = context.getBean(Limited.class);
+		Mono<String> unsubscribed = limited.mono();
+		assertThat(unsubscribed).isNotNull();
+		assertThat(usage("mono", "all")).isZero();
+		assertThat(limited.mono().subscribeOn(Schedulers.boundedElastic()).block()).isEqualTo("hello");
+		assertThat(usage("mono", "all")).isEqualTo(1);
+	}
+
+	private static long usage(String method, String caller) {
+		for (RateLimitOperation operation : context.getBean(RateLimitOperationSource.class).getOperations()) {
+			if (operation.getMethod().getName().equals(method)) {
+				List<Usage> usage = context.getBean(RateLimiter.class)
+					.usage(operation.key(caller), operation.getLimits());
+				return usage.get(0).used();
+			}
+		}
+		throw new IllegalStateException("No rate-limited method " + method);
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@EnableAutoConfiguration
+	static class ReactiveApplication {
+
+		@Bean
+		Limited limited() {
+			return new Limited();
+		}
+
+	}
+
+	@RestController
+	static class Limited {
+
+		@RateLimit(threshold = 2, period = 30)
+		@GetMapping("/mono")
+		public Mono<String> mono() {
+			return Mono.just("hello");
+		}
+
+		@GetMapping("/blocking")
+		public Mono<String> blocking() throws InterruptedException {
+			Thread.sleep(1);
+			return Mono.just("slept");
+		}
+
+		@RateLimit(threshold = 1, period = 30)
+		@GetMapping("/flux")
+		public Flux<String> flux() {
+			return Flux.just("a", "b", "c");
+		}
+
+	}
+
+}
