@@ -130,4 +130,13 @@ public @interface RateLimit {
 	 */
 	boolean shadow() default false;
 
+	/**
+	 * How long a call that would be admitted within this time waits instead of being
+	 * rejected, such as {@code 500ms}: it waits once for the rejection's retry-after,
+	 * then is decided again. Empty for no wait. When the annotations of a method give
+	 * several, the longest applies.
+	 * @return the longest wait
+	 */
+	String maxWait() default "";
+
 }

@@ -11,6 +11,7 @@ import java.util.Map;
 import java.util.Set;
 
 import org.springframework.beans.factory.BeanFactory;
+import org.springframework.boot.convert.DurationStyle;
 import org.springframework.context.expression.BeanFactoryResolver;
 import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.core.annotation.AnnotationUtils;
@@ -40,6 +41,12 @@ import dev.limiter.key.RateLimitKeys;
  * calls that could consume one quota and then fail on another.
  */
 public class RateLimitAnnotationParser {
+
+	/**
+	 * The longest {@code maxWait} accepted: a request that waits longer is better
+	 * retried.
+	 */
+	static final Duration MAX_WAIT = Duration.ofSeconds(60);
 
 	private final Map<String, LimiterProperties.NamedLimit> namedLimits;
 
@@ -124,7 +131,10 @@ public class RateLimitAnnotationParser {
 		Set<String> conditions = new LinkedHashSet<>();
 		Set<Class<? extends Throwable>> refundOn = new LinkedHashSet<>();
 		Set<Long> permits = new LinkedHashSet<>();
+		Duration maxWait = Duration.ZERO;
 		for (RateLimit annotation : annotations) {
+			Duration wait = maxWait(description, annotation);
+			maxWait = (wait.compareTo(maxWait) > 0) ? wait : maxWait;
 			limits.add(limit(description, annotation));
 			messages.add(annotation.message());
 			shadows.add(shadow(annotation));
@@ -168,7 +178,29 @@ public class RateLimitAnnotationParser {
 		KeyExpression condition = conditionSource.isEmpty() ? null : KeyExpression.parse(this.parser, this.beanResolver,
 				description, method, conditionSource, "condition");
 		return new RateLimitOperation(method, scope, description, limits, messages, cost, keySource, keyExpression)
-			.withOutcomes(condition, List.copyOf(refundOn), shadows);
+			.withOutcomes(condition, List.copyOf(refundOn), shadows)
+			.withMaxWait(maxWait);
+	}
+
+	private static Duration maxWait(String description, RateLimit annotation) {
+		String text = annotation.maxWait().trim();
+		if (text.isEmpty()) {
+			return Duration.ZERO;
+		}
+		Duration wait;
+		try {
+			wait = DurationStyle.detectAndParse(text);
+		}
+		catch (IllegalArgumentException ex) {
+			wait = null;
+		}
+		if (wait == null || wait.isNegative() || wait.compareTo(MAX_WAIT) > 0) {
+			throw new InvalidRateLimitException(description,
+					"maxWait '" + text + "' is not a duration between 0 and " + MAX_WAIT.toSeconds() + "s",
+					"Set maxWait to how long a call may wait for its turn, such as maxWait = \"500ms\", or leave it "
+							+ "empty to reject at once.");
+		}
+		return wait;
 	}
 
 	/**

@@ -174,6 +174,12 @@ public class RateLimitAspect implements Ordered {
 		if (!operation.getEnforcedLimits().isEmpty()) {
 			long start = System.nanoTime();
 			decision = this.rateLimiter.acquire(key, operation.getPermits(), operation.getEnforcedLimits());
+			if (operation.waitsFor(decision)) {
+				// Once: the wait is the exact time until the call fits, unless another
+				// caller takes the turn first, and then the rejection stands.
+				Thread.sleep(decision.retryAfter().toMillis(), decision.retryAfter().toNanosPart() % 1_000_000);
+				decision = this.rateLimiter.acquire(key, operation.getPermits(), operation.getEnforcedLimits());
+			}
 			enforce(invocation, key, decision, System.nanoTime() - start);
 		}
 		Decision shadow = null;

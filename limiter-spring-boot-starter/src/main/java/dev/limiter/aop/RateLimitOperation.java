@@ -37,6 +37,8 @@ public final class RateLimitOperation {
 
 	private List<Limit> shadowed = List.of();
 
+	private java.time.Duration maxWait = java.time.Duration.ZERO;
+
 	RateLimitOperation(Method method, String scope, String description, List<Limit> limits, List<String> messages,
 			long permits, String keySource, KeyExpression keyExpression) {
 		this.method = method;
@@ -66,6 +68,32 @@ public final class RateLimitOperation {
 		this.enforced = List.copyOf(enforced);
 		this.shadowed = List.copyOf(shadowed);
 		return this;
+	}
+
+	/** Set the longest wait for a turn; called once by the parser. */
+	RateLimitOperation withMaxWait(java.time.Duration maxWait) {
+		this.maxWait = maxWait;
+		return this;
+	}
+
+	/**
+	 * Return how long a call that would be admitted within this time waits instead of
+	 * being rejected.
+	 * @return the longest wait, zero for none
+	 */
+	public java.time.Duration getMaxWait() {
+		return this.maxWait;
+	}
+
+	/**
+	 * Return whether a rejection is worth waiting for: decided by the store (not by a
+	 * failure policy) and admitted again within the longest wait.
+	 * @param decision the rejection
+	 * @return whether the call waits for its retry-after and asks again
+	 */
+	public boolean waitsFor(dev.limiter.Decision decision) {
+		return !this.maxWait.isZero() && !decision.isAllowed() && !decision.isDegraded()
+				&& decision.retryAfter().compareTo(this.maxWait) <= 0;
 	}
 
 	/**

@@ -57,9 +57,8 @@ final class ReactiveRateLimitCall {
 		if (!operation.getEnforcedLimits().isEmpty()) {
 			enforced = Mono.defer(() -> {
 				long start = System.nanoTime();
-				return Mono
-					.fromFuture(aspect.rateLimiter()
-						.acquireAsync(key, operation.getPermits(), operation.getEnforcedLimits()))
+				return acquire(aspect, key, operation).flatMap((decision) -> operation.waitsFor(decision)
+						? Mono.delay(decision.retryAfter()).then(acquire(aspect, key, operation)) : Mono.just(decision))
 					.doOnNext((decision) -> aspect.enforce(invocation, key, decision, System.nanoTime() - start));
 			});
 		}
@@ -76,6 +75,11 @@ final class ReactiveRateLimitCall {
 				.defaultIfEmpty(Optional.empty())
 				.map((second) -> new Decision[] { first.orElse(null), second.orElse(null) }))
 			.publishOn(Schedulers.parallel());
+	}
+
+	private static Mono<Decision> acquire(RateLimitAspect aspect, String key, RateLimitOperation operation) {
+		return Mono.defer(() -> Mono
+			.fromFuture(aspect.rateLimiter().acquireAsync(key, operation.getPermits(), operation.getEnforcedLimits())));
 	}
 
 	@SuppressWarnings("unchecked")

@@ -5,6 +5,7 @@ import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.ApplicationContext;
@@ -35,6 +36,7 @@ import dev.limiter.web.reactive.ServerWebExchangeCurrentRequest;
 import dev.limiter.web.reactive.ServerWebExchangeRateLimitKeyResolver;
 import dev.limiter.web.servlet.RateLimitExceptionHandler;
 import dev.limiter.web.servlet.RateLimitResponseHeaders;
+import dev.limiter.web.servlet.ServerErrorRefunds;
 import dev.limiter.web.servlet.ServletCurrentRequest;
 import dev.limiter.web.servlet.ServletRateLimitKeyResolver;
 
@@ -118,6 +120,13 @@ public final class LimiterAutoConfiguration {
 		@ConditionalOnMissingBean
 		RateLimitResponseHeaders rateLimitResponseHeaders(RateLimitHeaders rateLimitHeaders) {
 			return new RateLimitResponseHeaders(rateLimitHeaders);
+		}
+
+		@Bean
+		@ConditionalOnMissingBean
+		@ConditionalOnProperty(name = "limiter.web.refund-server-errors", havingValue = "true")
+		ServerErrorRefunds serverErrorRefunds(RateLimiter rateLimiter) {
+			return new ServerErrorRefunds(rateLimiter);
 		}
 
 		@Bean

@@ -430,6 +430,20 @@ public class LimiterProperties implements InitializingBean {
 		 */
 		private HeaderStyle headers = HeaderStyle.BOTH;
 
+		/**
+		 * Whether a request that ends in a server error (5xx) gives back the permits its
+		 * limited calls took, so that clients are not charged for the server's failures.
+		 */
+		private boolean refundServerErrors;
+
+		public boolean isRefundServerErrors() {
+			return this.refundServerErrors;
+		}
+
+		public void setRefundServerErrors(boolean refundServerErrors) {
+			this.refundServerErrors = refundServerErrors;
+		}
+
 		public PathStyle getPathStyle() {
 			return this.pathStyle;
 		}

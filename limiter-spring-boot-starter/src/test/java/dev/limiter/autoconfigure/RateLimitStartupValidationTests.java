@@ -68,6 +68,9 @@ class RateLimitStartupValidationTests {
 						"Slices cut a sliding-buckets window"),
 				Arguments.of(ConditionOnAMissingParameter.class, "condition '#tier == 1' refers to #tier",
 						"Refer to a parameter by its name"),
+				Arguments.of(MaxWaitNotADuration.class, "maxWait 'soon' is not a duration between 0 and 60s",
+						"Set maxWait"),
+				Arguments.of(NegativeMaxWait.class, "maxWait '-1s' is not a duration", "Set maxWait"),
 				Arguments.of(TwoAlgorithms.class, "algorithm has 2 values [SLIDING_LOG, TOKEN_BUCKET]",
 						"Give algorithm at most one value"));
 	}
@@ -411,6 +414,24 @@ class RateLimitStartupValidationTests {
 	static class ConditionOnAMissingParameter {
 
 		@RateLimit(threshold = 1, condition = "#tier == 1")
+		public void call() {
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class MaxWaitNotADuration {
+
+		@RateLimit(threshold = 1, maxWait = "soon")
+		public void call() {
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class NegativeMaxWait {
+
+		@RateLimit(threshold = 1, maxWait = "-1s")
 		public void call() {
 		}
 

@@ -1,5 +1,6 @@
 package dev.limiter.web;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -15,6 +16,7 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.http.HttpStatus;
 import org.springframework.test.web.servlet.MockMvc;
 import org.springframework.test.web.servlet.request.MockHttpServletRequestBuilder;
+import org.springframework.test.web.servlet.setup.MockMvcBuilders;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.ResponseStatus;
@@ -24,6 +26,7 @@ import org.springframework.web.servlet.config.annotation.EnableWebMvc;
 import dev.limiter.actuate.LimiterMetrics;
 import dev.limiter.annotation.RateLimit;
 import dev.limiter.autoconfigure.LimiterMetricsAutoConfiguration;
+import dev.limiter.web.servlet.ServerErrorRefunds;
 
 import static dev.limiter.web.WebTests.mvc;
 import static dev.limiter.web.WebTests.redis;
@@ -64,6 +67,20 @@ class CountingWebIntegrationTests {
 			assertThat(statuses(mvc, get("/upstream").param("bad", "true"), get("/upstream").param("bad", "true"),
 					get("/upstream").param("bad", "true"), get("/upstream")))
 				.containsExactly(400, 400, 400, 429);
+		});
+	}
+
+	@Test
+	void aServerErrorGivesThePermitsBackWhenAsked() {
+		this.contextRunner.withPropertyValues("limiter.web.refund-server-errors=true").run((context) -> {
+			MockMvc mvc = MockMvcBuilders.webAppContextSetup(context)
+				.addFilters(context.getBean(ServerErrorRefunds.class))
+				.build();
+			for (int i = 0; i < 3 + 5; i++) {
+				assertThat(statuses(mvc, get("/upstream").param("crash", "true"))).containsExactly(500);
+			}
+			assertThat(statuses(mvc, get("/upstream"), get("/upstream"), get("/upstream"), get("/upstream")))
+				.containsExactly(200, 200, 200, 429);
 		});
 	}
 
@@ -126,6 +143,19 @@ class CountingWebIntegrationTests {
 	}
 
 	@Test
+	void aCallThatWouldPassWithinMaxWaitWaitsForItsTurnOnce() {
+		this.contextRunner.run((context) -> {
+			MockMvc mvc = mvc(context);
+			// One per second: the second call is admitted only by waiting for the first
+			// to leave the window.
+			long start = System.nanoTime();
+			assertThat(statuses(mvc, get("/turn"), get("/turn"))).containsExactly(200, 200);
+			assertThat(Duration.ofNanos(System.nanoTime() - start)).isGreaterThanOrEqualTo(Duration.ofSeconds(1));
+			assertThat(statuses(mvc, get("/impatient"), get("/impatient"))).containsExactly(200, 429);
+		});
+	}
+
+	@Test
 	void limiterShadowWatchesEveryLimit() {
 		this.contextRunner.withPropertyValues("limiter.shadow=true").run((context) -> {
 			MockMvc mvc = mvc(context);
@@ -165,7 +195,11 @@ class CountingWebIntegrationTests {
 		@RateLimit(threshold = 3, refundOn = UpstreamDown.class)
 		@GetMapping("/upstream")
 		String upstream(@RequestParam(defaultValue = "false") boolean fail,
-				@RequestParam(defaultValue = "false") boolean bad) {
+				@RequestParam(defaultValue = "false") boolean bad,
+				@RequestParam(defaultValue = "false") boolean crash) {
+			if (crash) {
+				throw new Crash();
+			}
 			if (fail) {
 				throw new UpstreamDown();
 			}
@@ -181,6 +215,18 @@ class CountingWebIntegrationTests {
 			return tier;
 		}
 
+		@RateLimit(threshold = 1, period = 1, maxWait = "2s")
+		@GetMapping("/turn")
+		String turn() {
+			return "ok";
+		}
+
+		@RateLimit(threshold = 1, period = 10, maxWait = "100ms")
+		@GetMapping("/impatient")
+		String impatient() {
+			return "ok";
+		}
+
 		@RateLimit(name = "shadowed", threshold = 2, shadow = true)
 		@GetMapping("/shadowed")
 		String shadowed() {
@@ -191,6 +237,11 @@ class CountingWebIntegrationTests {
 
 	@ResponseStatus(HttpStatus.SERVICE_UNAVAILABLE)
 	static class UpstreamDown extends RuntimeException {
+
+	}
+
+	@ResponseStatus(HttpStatus.INTERNAL_SERVER_ERROR)
+	static class Crash extends RuntimeException {
 
 	}
 
