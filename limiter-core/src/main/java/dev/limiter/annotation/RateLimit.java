@@ -139,4 +139,13 @@ public @interface RateLimit {
 	 */
 	String maxWait() default "";
 
+	/**
+	 * A SpEL expression over the same variables as {@link #key()} that names the caller's
+	 * plan, such as {@code "#user.plan"}: the limit then takes the numbers of
+	 * {@code limiter.limits.<name>.plans.<plan>}, and its own for a plan that the
+	 * configuration does not define. Empty for one set of numbers for everyone.
+	 * @return the plan expression
+	 */
+	String plan() default "";
+
 }

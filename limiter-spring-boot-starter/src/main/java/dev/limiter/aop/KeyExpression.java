@@ -133,6 +133,16 @@ final class KeyExpression {
 		return Boolean.TRUE.equals(value(invocation));
 	}
 
+	/**
+	 * Evaluate the expression as text for one call, such as a plan's name.
+	 * @param invocation the call
+	 * @return the text, or {@code null}
+	 */
+	String text(RateLimitInvocation invocation) {
+		Object value = value(invocation);
+		return (value != null) ? value.toString() : null;
+	}
+
 	private Object value(RateLimitInvocation invocation) {
 		Object[] arguments = invocation.arguments();
 		StandardEvaluationContext context = new StandardEvaluationContext();

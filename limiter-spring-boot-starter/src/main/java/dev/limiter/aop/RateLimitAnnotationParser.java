@@ -130,6 +130,7 @@ public class RateLimitAnnotationParser {
 		Set<String> keys = new LinkedHashSet<>();
 		Set<String> conditions = new LinkedHashSet<>();
 		Set<Class<? extends Throwable>> refundOn = new LinkedHashSet<>();
+		Set<String> planSources = new LinkedHashSet<>();
 		Set<Long> permits = new LinkedHashSet<>();
 		Duration maxWait = Duration.ZERO;
 		for (RateLimit annotation : annotations) {
@@ -140,6 +141,7 @@ public class RateLimitAnnotationParser {
 			shadows.add(shadow(annotation));
 			keys.add(annotation.key().trim());
 			conditions.add(annotation.condition().trim());
+			planSources.add(annotation.plan().trim());
 			refundOn.addAll(Arrays.asList(annotation.refundOn()));
 			permits.add(annotation.permits());
 		}
@@ -177,9 +179,82 @@ public class RateLimitAnnotationParser {
 		String conditionSource = conditions.iterator().next();
 		KeyExpression condition = conditionSource.isEmpty() ? null : KeyExpression.parse(this.parser, this.beanResolver,
 				description, method, conditionSource, "condition");
-		return new RateLimitOperation(method, scope, description, limits, messages, cost, keySource, keyExpression)
+		RateLimitOperation operation = new RateLimitOperation(method, scope, description, limits, messages, cost,
+				keySource, keyExpression)
 			.withOutcomes(condition, List.copyOf(refundOn), shadows)
 			.withMaxWait(maxWait);
+		if (planSources.size() > 1) {
+			throw new InvalidRateLimitException(description,
+					"its @RateLimit annotations (with those of its class) give different plans " + quoted(planSources),
+					"Give every @RateLimit that applies to the method the same plan expression.");
+		}
+		String planSource = planSources.iterator().next();
+		if (planSource.isEmpty()) {
+			return operation;
+		}
+		KeyExpression plan = KeyExpression.parse(this.parser, this.beanResolver, description, method, planSource,
+				"plan");
+		Map<String, RateLimitOperation> plans = new java.util.LinkedHashMap<>();
+		for (String planName : planNames(annotations)) {
+			List<Limit> planLimits = new ArrayList<>(limits.size());
+			for (int i = 0; i < limits.size(); i++) {
+				planLimits.add(planned(limits.get(i), configured(annotations.get(i)), planName));
+			}
+			try {
+				AbstractRateLimiter.validate("key", cost, planLimits);
+			}
+			catch (IllegalArgumentException ex) {
+				throw new InvalidRateLimitException(description, ex.getMessage() + " under plan '" + planName + "'",
+						"Lower permits, or raise the plan's threshold (limiter.limits.<name>.plans." + planName
+								+ ".threshold).");
+			}
+			plans.put(planName,
+					new RateLimitOperation(method, scope, description, planLimits, messages, cost, keySource,
+							keyExpression)
+						.withOutcomes(condition, List.copyOf(refundOn), shadows)
+						.withMaxWait(maxWait));
+		}
+		if (plans.isEmpty()) {
+			throw new InvalidRateLimitException(description,
+					"plan '" + planSource + "' is given, but no limit of the method has plans under limiter.limits",
+					"Define the plans under limiter.limits.<name>.plans.<plan>.threshold (and .period) for the "
+							+ "limit's name, or remove plan.");
+		}
+		return operation.withPlans(plan, plans);
+	}
+
+	private LimiterProperties.NamedLimit configured(RateLimit annotation) {
+		String name = annotation.name().trim();
+		return name.isEmpty() ? null : this.namedLimits.get(name);
+	}
+
+	private Set<String> planNames(List<RateLimit> annotations) {
+		Set<String> names = new LinkedHashSet<>();
+		for (RateLimit annotation : annotations) {
+			LimiterProperties.NamedLimit configured = configured(annotation);
+			if (configured != null) {
+				names.addAll(configured.getPlans().keySet());
+			}
+		}
+		return names;
+	}
+
+	/**
+	 * Return a limit with a plan's numbers, or the limit itself when its name has no such
+	 * plan.
+	 */
+	private static Limit planned(Limit limit, LimiterProperties.NamedLimit configured, String planName) {
+		LimiterProperties.Plan plan = (configured != null) ? configured.getPlans().get(planName) : null;
+		if (plan == null) {
+			return limit;
+		}
+		long local = (limit.localThreshold() != limit.threshold()) ? limit.localThreshold() : 0;
+		return Limit
+			.of(limit.name(), plan.getThreshold(), (plan.getPeriod() != null) ? plan.getPeriod() : limit.period())
+			.withAlgorithm(limit.algorithm())
+			.withSlices(limit.slices())
+			.withFailurePolicy(limit.failurePolicy())
+			.withLocalThreshold(local);
 	}
 
 	private static Duration maxWait(String description, RateLimit annotation) {

@@ -90,6 +90,8 @@ public class RateLimitAspect implements Ordered {
 
 	private final ShadowLog shadowLog = new ShadowLog();
 
+	private final Set<Method> unknownPlansLogged = ConcurrentHashMap.newKeySet();
+
 	/**
 	 * Create the aspect.
 	 * @param rateLimiter the engine that decides
@@ -164,8 +166,9 @@ public class RateLimitAspect implements Ordered {
 		if (this.reactiveRequest != null && ReactiveRateLimitCall.isReactive(method)) {
 			return ReactiveRateLimitCall.rateLimit(this, joinPoint, operation, targetClass);
 		}
-		RateLimitInvocation invocation = new RateLimitInvocation(operation, targetClass, joinPoint.getArgs(),
-				this.currentRequest);
+		RateLimitInvocation invocation = planned(
+				new RateLimitInvocation(operation, targetClass, joinPoint.getArgs(), this.currentRequest));
+		operation = invocation.operation();
 		if (skips(invocation)) {
 			return joinPoint.proceed();
 		}
@@ -197,6 +200,33 @@ public class RateLimitAspect implements Ordered {
 			}
 			throw ex;
 		}
+	}
+
+	/**
+	 * Return the call under its plan's numbers, when the method has plans. A plan the
+	 * configuration does not define, or an expression that fails, gets the limits' own
+	 * numbers, never no limit; logged once per method.
+	 */
+	RateLimitInvocation planned(RateLimitInvocation invocation) {
+		RateLimitOperation operation = invocation.operation();
+		if (operation.getPlan() == null) {
+			return invocation;
+		}
+		String plan;
+		try {
+			plan = operation.getPlan().text(invocation);
+		}
+		catch (RuntimeException ex) {
+			plan = null;
+		}
+		RateLimitOperation planned = operation.forPlan(plan);
+		if (planned == operation && this.unknownPlansLogged.add(operation.getMethod())) {
+			logger.warn(
+					"Plan '{}' of {} is not defined under limiter.limits; the call is limited by the limits' own "
+							+ "numbers. Later unknown plans of this method are not logged.",
+					plan, operation.getDescription());
+		}
+		return (planned == operation) ? invocation : invocation.withOperation(planned);
 	}
 
 	/** Return whether the call's condition says it is not limited. */

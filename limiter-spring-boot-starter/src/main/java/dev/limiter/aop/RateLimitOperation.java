@@ -2,6 +2,7 @@ package dev.limiter.aop;
 
 import java.lang.reflect.Method;
 import java.util.List;
+import java.util.Map;
 
 import dev.limiter.Limit;
 import dev.limiter.key.RateLimitKeys;
@@ -68,6 +69,40 @@ public final class RateLimitOperation {
 		this.enforced = List.copyOf(enforced);
 		this.shadowed = List.copyOf(shadowed);
 		return this;
+	}
+
+	private KeyExpression plan;
+
+	private Map<String, RateLimitOperation> plans = Map.of();
+
+	/** Set how a call picks its plan; called once by the parser. */
+	RateLimitOperation withPlans(KeyExpression plan, Map<String, RateLimitOperation> plans) {
+		this.plan = plan;
+		this.plans = Map.copyOf(plans);
+		return this;
+	}
+
+	KeyExpression getPlan() {
+		return this.plan;
+	}
+
+	/**
+	 * Return the operation of a plan: the same method with the plan's numbers.
+	 * @param plan the plan's name, or {@code null}
+	 * @return the plan's operation, or this one (the limits' own numbers) for a plan the
+	 * configuration does not define
+	 */
+	public RateLimitOperation forPlan(String plan) {
+		RateLimitOperation planned = (plan != null) ? this.plans.get(plan) : null;
+		return (planned != null) ? planned : this;
+	}
+
+	/**
+	 * Return the plans the configuration defines for this method.
+	 * @return the plans' operations by name, empty without plans
+	 */
+	public Map<String, RateLimitOperation> getPlans() {
+		return this.plans;
 	}
 
 	/** Set the longest wait for a turn; called once by the parser. */

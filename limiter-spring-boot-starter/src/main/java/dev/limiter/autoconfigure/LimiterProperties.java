@@ -269,6 +269,16 @@ public class LimiterProperties implements InitializingBean {
 		 */
 		private Boolean shadow;
 
+		/**
+		 * Numbers per plan, chosen per call by the annotation's plan expression; a plan
+		 * not listed gets the limit's own numbers.
+		 */
+		private final Map<String, Plan> plans = new LinkedHashMap<>();
+
+		public Map<String, Plan> getPlans() {
+			return this.plans;
+		}
+
 		public Boolean getShadow() {
 			return this.shadow;
 		}
@@ -323,6 +333,39 @@ public class LimiterProperties implements InitializingBean {
 
 		public void setLocalThreshold(Long localThreshold) {
 			this.localThreshold = localThreshold;
+		}
+
+	}
+
+	/**
+	 * The numbers of a named limit for one plan.
+	 */
+	public static class Plan {
+
+		/**
+		 * Most permits admitted in any window under this plan.
+		 */
+		private Long threshold;
+
+		/**
+		 * Length of the window under this plan; the limit's own when not set.
+		 */
+		private Duration period;
+
+		public Long getThreshold() {
+			return this.threshold;
+		}
+
+		public void setThreshold(Long threshold) {
+			this.threshold = threshold;
+		}
+
+		public Duration getPeriod() {
+			return this.period;
+		}
+
+		public void setPeriod(Duration period) {
+			this.period = period;
 		}
 
 	}

@@ -91,6 +91,29 @@ final class LimiterPropertiesValidator {
 			throw new InvalidConfigurationPropertyValueException(property + ".slices", limit.getSlices(),
 					ex.getMessage());
 		}
+		limit.getPlans().forEach((plan, numbers) -> {
+			String planProperty = property + ".plans." + plan;
+			if (numbers.getThreshold() == null) {
+				throw new InvalidConfigurationPropertyValueException(planProperty + ".threshold", null,
+						"Give every plan a threshold (limit '" + name + "', plan '" + plan + "').");
+			}
+			try {
+				Limit.of(name, numbers.getThreshold(), Limit.MIN_PERIOD);
+			}
+			catch (IllegalArgumentException ex) {
+				throw new InvalidConfigurationPropertyValueException(planProperty + ".threshold",
+						numbers.getThreshold(), ex.getMessage());
+			}
+			try {
+				if (numbers.getPeriod() != null) {
+					Limit.of(name, 1, numbers.getPeriod());
+				}
+			}
+			catch (IllegalArgumentException ex) {
+				throw new InvalidConfigurationPropertyValueException(planProperty + ".period", numbers.getPeriod(),
+						ex.getMessage());
+			}
+		});
 		if (limit.getSlices() != null && limit.getAlgorithm() != null
 				&& limit.getAlgorithm() != Algorithm.SLIDING_BUCKETS) {
 			throw new InvalidConfigurationPropertyValueException(property + ".slices", limit.getSlices(),

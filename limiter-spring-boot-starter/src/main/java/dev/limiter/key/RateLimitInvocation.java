@@ -32,6 +32,15 @@ public final class RateLimitInvocation {
 		this.request = (request != null) ? request : CurrentRequest.NONE;
 	}
 
+	/**
+	 * Return the same call under another operation of its method, such as a plan's.
+	 * @param operation the operation
+	 * @return the call
+	 */
+	public RateLimitInvocation withOperation(RateLimitOperation operation) {
+		return new RateLimitInvocation(operation, this.targetClass, this.arguments, this.request);
+	}
+
 	public RateLimitOperation operation() {
 		return this.operation;
 	}

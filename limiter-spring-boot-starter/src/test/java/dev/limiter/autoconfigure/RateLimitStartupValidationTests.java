@@ -71,6 +71,8 @@ class RateLimitStartupValidationTests {
 				Arguments.of(MaxWaitNotADuration.class, "maxWait 'soon' is not a duration between 0 and 60s",
 						"Set maxWait"),
 				Arguments.of(NegativeMaxWait.class, "maxWait '-1s' is not a duration", "Set maxWait"),
+				Arguments.of(PlanWithoutPlans.class, "plan ''pro'' is given, but no limit of the method has plans",
+						"Define the plans under limiter.limits"),
 				Arguments.of(TwoAlgorithms.class, "algorithm has 2 values [SLIDING_LOG, TOKEN_BUCKET]",
 						"Give algorithm at most one value"));
 	}
@@ -125,7 +127,11 @@ class RateLimitStartupValidationTests {
 				Arguments.of("slices=0", "limiter.limits.x.slices", "was 0"),
 				Arguments.of("slices=3601", "limiter.limits.x.slices", "was 3601"),
 				Arguments.of("slices=sixty", "limiter.limits.x.slices", "Failed to bind"),
-				Arguments.of("shadow=maybe", "limiter.limits.x.shadow", "Failed to bind"));
+				Arguments.of("shadow=maybe", "limiter.limits.x.shadow", "Failed to bind"),
+				Arguments.of("plans.pro.threshold=0", "limiter.limits.x.plans.pro.threshold", "was 0"),
+				Arguments.of("plans.pro.period=10s", "limiter.limits.x.plans.pro.threshold",
+						"Give every plan a threshold"),
+				Arguments.of("plans.pro.period=-1s", "limiter.limits.x.plans.pro", "Give every plan a threshold"));
 	}
 
 	@ParameterizedTest(name = "limiter.limits.x.{0}")
@@ -432,6 +438,15 @@ class RateLimitStartupValidationTests {
 	static class NegativeMaxWait {
 
 		@RateLimit(threshold = 1, maxWait = "-1s")
+		public void call() {
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class PlanWithoutPlans {
+
+		@RateLimit(threshold = 1, plan = "'pro'")
 		public void call() {
 		}
 

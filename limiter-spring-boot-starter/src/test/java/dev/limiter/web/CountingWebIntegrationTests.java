@@ -41,7 +41,8 @@ import static org.springframework.test.web.servlet.request.MockMvcRequestBuilder
 class CountingWebIntegrationTests {
 
 	private final WebApplicationContextRunner contextRunner = WebTests.contextRunner(CountingConfiguration.class)
-		.withConfiguration(AutoConfigurations.of(LimiterMetricsAutoConfiguration.class));
+		.withConfiguration(AutoConfigurations.of(LimiterMetricsAutoConfiguration.class))
+		.withPropertyValues("limiter.limits.api.plans.pro.threshold=3");
 
 	@BeforeEach
 	void flushRedis() {
@@ -156,6 +157,25 @@ class CountingWebIntegrationTests {
 	}
 
 	@Test
+	void eachUserGetsTheThresholdOfTheirPlanAndAnUnknownPlanTheLimitsOwn() {
+		this.contextRunner.run((context) -> {
+			MockMvc mvc = mvc(context);
+			assertThat(statuses(mvc, get("/api").param("user", "alice").param("tier", "free"),
+					get("/api").param("user", "alice").param("tier", "free")))
+				.containsExactly(200, 429);
+			assertThat(statuses(mvc, get("/api").param("user", "bob").param("tier", "pro"),
+					get("/api").param("user", "bob").param("tier", "pro"),
+					get("/api").param("user", "bob").param("tier", "pro"),
+					get("/api").param("user", "bob").param("tier", "pro")))
+				.containsExactly(200, 200, 200, 429);
+			assertThat(statuses(mvc, get("/api").param("user", "carol").param("tier", "gold"),
+					get("/api").param("user", "carol").param("tier", "gold")))
+				.as("a plan the configuration does not define is never unlimited")
+				.containsExactly(200, 429);
+		});
+	}
+
+	@Test
 	void limiterShadowWatchesEveryLimit() {
 		this.contextRunner.withPropertyValues("limiter.shadow=true").run((context) -> {
 			MockMvc mvc = mvc(context);
@@ -225,6 +245,12 @@ class CountingWebIntegrationTests {
 		@GetMapping("/impatient")
 		String impatient() {
 			return "ok";
+		}
+
+		@RateLimit(name = "api", threshold = 1, key = "#user", plan = "#tier")
+		@GetMapping("/api")
+		String api(@RequestParam String user, @RequestParam String tier) {
+			return user;
 		}
 
 		@RateLimit(name = "shadowed", threshold = 2, shadow = true)
