@@ -119,6 +119,17 @@ public class RateLimitAnnotationParser {
 	 * @throws InvalidRateLimitException if the annotations cannot be enforced
 	 */
 	RateLimitOperation parse(Method method) {
+		return parse(method, method.getDeclaringClass());
+	}
+
+	/**
+	 * Build and check the operation of a method called on an object of a class.
+	 * @param method the method
+	 * @param targetClass the class of the object, which names the operation's counters
+	 * @return the operation, or {@code null} if the method is not rate limited
+	 * @throws InvalidRateLimitException if the annotations cannot be enforced
+	 */
+	RateLimitOperation parse(Method method, Class<?> targetClass) {
 		List<RateLimit> annotations = annotations(method);
 		if (annotations.isEmpty()) {
 			return null;
@@ -173,7 +184,7 @@ public class RateLimitAnnotationParser {
 					"Lower permits, or raise the threshold of the smallest limit.");
 		}
 		String keySource = keys.iterator().next();
-		String scope = scope(method, annotations);
+		String scope = scope(method, targetClass, annotations);
 		KeyExpression keyExpression = keySource.isEmpty() ? null
 				: KeyExpression.parse(this.parser, this.beanResolver, description, method, keySource);
 		String conditionSource = conditions.iterator().next();
@@ -297,13 +308,13 @@ public class RateLimitAnnotationParser {
 	 * limited methods (a controller and the service it calls, two methods mapped to one
 	 * path, one handler reached by GET and HEAD) never count on one key.
 	 */
-	private static String scope(Method method, List<RateLimit> annotations) {
+	private static String scope(Method method, Class<?> targetClass, List<RateLimit> annotations) {
 		Set<String> names = new LinkedHashSet<>();
 		for (RateLimit annotation : annotations) {
 			names.add(annotation.name().trim());
 		}
 		String name = (names.size() == 1) ? names.iterator().next() : "";
-		return name.isEmpty() ? RateLimitKeys.methodKey(method) : "n:" + RateLimitKeys.bounded(name);
+		return name.isEmpty() ? RateLimitKeys.methodKey(method, targetClass) : "n:" + RateLimitKeys.bounded(name);
 	}
 
 	private Limit limit(String description, RateLimit annotation) {

@@ -7,6 +7,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
+import org.springframework.core.MethodClassKey;
+
 import org.springframework.util.ClassUtils;
 
 /**
@@ -20,7 +22,8 @@ public class RateLimitOperationSource {
 
 	private final RateLimitAnnotationParser parser;
 
-	private final Map<Method, Object> cache = new ConcurrentHashMap<>(64);
+	// By method and class: a method inherited by two classes counts apart for each.
+	private final Map<MethodClassKey, Object> cache = new ConcurrentHashMap<>(64);
 
 	/**
 	 * Create a source.
@@ -42,11 +45,14 @@ public class RateLimitOperationSource {
 	 */
 	public RateLimitOperation getOperation(Method method, Class<?> targetClass) {
 		Method specific = ClassUtils.getMostSpecificMethod(method, targetClass);
-		Object cached = this.cache.get(specific);
+		Class<?> userClass = (targetClass != null) ? ClassUtils.getUserClass(targetClass)
+				: specific.getDeclaringClass();
+		MethodClassKey key = new MethodClassKey(specific, userClass);
+		Object cached = this.cache.get(key);
 		if (cached == null) {
-			RateLimitOperation operation = this.parser.parse(specific);
+			RateLimitOperation operation = this.parser.parse(specific, userClass);
 			cached = (operation != null) ? operation : NONE;
-			this.cache.put(specific, cached);
+			this.cache.put(key, cached);
 		}
 		return (cached != NONE) ? (RateLimitOperation) cached : null;
 	}

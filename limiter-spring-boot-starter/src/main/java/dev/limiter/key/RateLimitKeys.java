@@ -1,11 +1,12 @@
 package dev.limiter.key;
 
+import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
+import java.util.Base64;
+import java.util.StringJoiner;
 import java.util.regex.Pattern;
 
 import org.springframework.util.StringUtils;
-
-import java.lang.reflect.Method;
-import java.util.Base64;
 
 import dev.limiter.Digests;
 
@@ -43,13 +44,33 @@ public final class RateLimitKeys {
 	}
 
 	/**
-	 * Return the key of a method for calls outside a web request: its declaring class and
-	 * name, shared by every caller.
+	 * Return the scope of a rate-limited method called on an object of a class: the class
+	 * and the method's name, and its parameter types when the class has several methods
+	 * of that name, so that two classes that inherit one method, or two overloads, never
+	 * share a quota.
 	 * @param method the method
-	 * @return the method key, such as {@code m:com.example.Mailer.send}
+	 * @param targetClass the class of the object the method is called on
+	 * @return the method key, such as {@code m:com.example.Mailer.send} or
+	 * {@code m:com.example.Mailer.send(java.lang.String,int)}
 	 */
-	public static String methodKey(Method method) {
-		return "m:" + method.getDeclaringClass().getName() + "." + method.getName();
+	public static String methodKey(Method method, Class<?> targetClass) {
+		String key = "m:" + targetClass.getName() + "." + method.getName();
+		int sameName = 0;
+		for (Method candidate : targetClass.getMethods()) {
+			sameName += candidate.getName().equals(method.getName()) ? 1 : 0;
+		}
+		for (Method candidate : targetClass.getDeclaredMethods()) {
+			sameName += (candidate.getName().equals(method.getName()) && !Modifier.isPublic(candidate.getModifiers()))
+					? 1 : 0;
+		}
+		if (sameName <= 1) {
+			return key;
+		}
+		StringJoiner parameters = new StringJoiner(",", "(", ")");
+		for (Class<?> type : method.getParameterTypes()) {
+			parameters.add(type.getName());
+		}
+		return key + parameters;
 	}
 
 	/**

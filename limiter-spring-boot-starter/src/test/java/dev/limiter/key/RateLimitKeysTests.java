@@ -33,7 +33,8 @@ class RateLimitKeysTests {
 
 	@Test
 	void methodKeyNamesClassAndMethod() throws NoSuchMethodException {
-		assertThat(RateLimitKeys.methodKey(String.class.getMethod("trim"))).isEqualTo("m:java.lang.String.trim");
+		assertThat(RateLimitKeys.methodKey(String.class.getMethod("trim"), String.class))
+			.isEqualTo("m:java.lang.String.trim");
 	}
 
 }
