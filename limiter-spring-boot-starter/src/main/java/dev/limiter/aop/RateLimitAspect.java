@@ -90,6 +90,8 @@ public class RateLimitAspect implements Ordered {
 
 	private final ShadowLog shadowLog = new ShadowLog();
 
+	private volatile RateLimitObserver observer = RateLimitObserver.NONE;
+
 	private final Set<Method> unknownPlansLogged = ConcurrentHashMap.newKeySet();
 
 	/**
@@ -176,13 +178,22 @@ public class RateLimitAspect implements Ordered {
 		Decision decision = null;
 		if (!operation.getEnforcedLimits().isEmpty()) {
 			long start = System.nanoTime();
-			decision = this.rateLimiter.acquire(key, operation.getPermits(), operation.getEnforcedLimits());
-			if (operation.waitsFor(decision)) {
-				// Once: the wait is the exact time until the call fits, unless another
-				// caller takes the turn first, and then the rejection stands.
-				Thread.sleep(decision.retryAfter().toMillis(), decision.retryAfter().toNanosPart() % 1_000_000);
+			Object observation = this.observer.start(operation);
+			try {
 				decision = this.rateLimiter.acquire(key, operation.getPermits(), operation.getEnforcedLimits());
+				if (operation.waitsFor(decision)) {
+					// Once: the wait is the exact time until the call fits, unless
+					// another
+					// caller takes the turn first, and then the rejection stands.
+					Thread.sleep(decision.retryAfter().toMillis(), decision.retryAfter().toNanosPart() % 1_000_000);
+					decision = this.rateLimiter.acquire(key, operation.getPermits(), operation.getEnforcedLimits());
+				}
 			}
+			catch (RuntimeException | InterruptedException ex) {
+				this.observer.stop(observation, null, ex);
+				throw ex;
+			}
+			this.observer.stop(observation, decision, null);
 			enforce(invocation, key, decision, System.nanoTime() - start);
 		}
 		Decision shadow = null;
@@ -266,6 +277,19 @@ public class RateLimitAspect implements Ordered {
 		if (!shadow.isAllowed()) {
 			this.shadowLog.rejected(operation, shadow);
 		}
+	}
+
+	/**
+	 * Observe every decision of the enforced limits, such as with Micrometer's
+	 * observations.
+	 * @param observer the observer, or {@code null} for none
+	 */
+	public void setObserver(RateLimitObserver observer) {
+		this.observer = (observer != null) ? observer : RateLimitObserver.NONE;
+	}
+
+	RateLimitObserver observer() {
+		return this.observer;
 	}
 
 	RateLimiter rateLimiter() {

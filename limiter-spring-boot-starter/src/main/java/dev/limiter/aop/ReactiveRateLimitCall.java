@@ -57,8 +57,13 @@ final class ReactiveRateLimitCall {
 		if (!operation.getEnforcedLimits().isEmpty()) {
 			enforced = Mono.defer(() -> {
 				long start = System.nanoTime();
-				return acquire(aspect, key, operation).flatMap((decision) -> operation.waitsFor(decision)
-						? Mono.delay(decision.retryAfter()).then(acquire(aspect, key, operation)) : Mono.just(decision))
+				Object observation = aspect.observer().start(operation);
+				return acquire(aspect, key, operation)
+					.flatMap((decision) -> operation.waitsFor(decision)
+							? Mono.delay(decision.retryAfter()).then(acquire(aspect, key, operation))
+							: Mono.just(decision))
+					.doOnError((ex) -> aspect.observer().stop(observation, null, ex))
+					.doOnNext((decision) -> aspect.observer().stop(observation, decision, null))
 					.doOnNext((decision) -> aspect.enforce(invocation, key, decision, System.nanoTime() - start));
 			});
 		}

@@ -6,9 +6,13 @@ import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
 
 import dev.limiter.actuate.LimiterMetrics;
+import dev.limiter.actuate.LimiterObservations;
+import dev.limiter.aop.RateLimitAspect;
 
 /**
  * Auto-configuration of the limiter's Micrometer counters ({@link LimiterMetrics}), when
@@ -28,6 +32,22 @@ public final class LimiterMetricsAutoConfiguration {
 	@ConditionalOnMissingBean
 	LimiterMetrics limiterMetrics(MeterRegistry meterRegistry) {
 		return new LimiterMetrics(meterRegistry);
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnClass(name = "io.micrometer.observation.ObservationRegistry")
+	@ConditionalOnBean(type = "io.micrometer.observation.ObservationRegistry")
+	static class ObservationConfiguration {
+
+		@Bean
+		@ConditionalOnMissingBean
+		LimiterObservations limiterObservations(ObjectProvider<io.micrometer.observation.ObservationRegistry> registry,
+				ObjectProvider<RateLimitAspect> aspect) {
+			LimiterObservations observations = new LimiterObservations(registry.getObject());
+			aspect.ifAvailable((rateLimitAspect) -> rateLimitAspect.setObserver(observations));
+			return observations;
+		}
+
 	}
 
 }

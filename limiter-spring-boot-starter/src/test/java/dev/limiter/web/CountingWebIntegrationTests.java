@@ -4,8 +4,12 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
+import io.micrometer.common.KeyValue;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.micrometer.observation.Observation;
+import io.micrometer.observation.ObservationHandler;
+import io.micrometer.observation.ObservationRegistry;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -24,6 +28,7 @@ import org.springframework.web.bind.annotation.RestController;
 import org.springframework.web.servlet.config.annotation.EnableWebMvc;
 
 import dev.limiter.actuate.LimiterMetrics;
+import dev.limiter.actuate.LimiterObservations;
 import dev.limiter.annotation.RateLimit;
 import dev.limiter.autoconfigure.LimiterMetricsAutoConfiguration;
 import dev.limiter.web.servlet.ServerErrorRefunds;
@@ -172,6 +177,42 @@ class CountingWebIntegrationTests {
 					get("/api").param("user", "carol").param("tier", "gold")))
 				.as("a plan the configuration does not define is never unlimited")
 				.containsExactly(200, 429);
+		});
+	}
+
+	@Test
+	void eachDecisionIsAnObservationWithTheLimitAndTheResultButNotTheKey() {
+		List<Observation.Context> observed = new java.util.concurrent.CopyOnWriteArrayList<>();
+		this.contextRunner.withBean(ObservationRegistry.class, () -> {
+			ObservationRegistry registry = ObservationRegistry.create();
+			registry.observationConfig().observationHandler(new ObservationHandler<>() {
+
+				@Override
+				public void onStop(Observation.Context context) {
+					observed.add(context);
+				}
+
+				@Override
+				public boolean supportsContext(Observation.Context context) {
+					return true;
+				}
+
+			});
+			return registry;
+		}).run((context) -> {
+			MockMvc mvc = mvc(context);
+			assertThat(statuses(mvc, get("/reports").param("tier", "public"), get("/reports").param("tier", "public")))
+				.containsExactly(200, 429);
+			assertThat(observed).hasSize(2).allSatisfy((observation) -> {
+				assertThat(observation.getName()).isEqualTo(LimiterObservations.NAME);
+				assertThat(observation.getLowCardinalityKeyValue("limiter.limit").getValue())
+					.contains("CountingController.reports");
+				assertThat(observation.getAllKeyValues().stream().map(KeyValue::getValue))
+					.noneMatch((value) -> value.contains("10.0.0.1"));
+			});
+			assertThat(observed)
+				.extracting((observation) -> observation.getLowCardinalityKeyValue("limiter.result").getValue())
+				.containsExactly("allowed", "rejected");
 		});
 	}
 
