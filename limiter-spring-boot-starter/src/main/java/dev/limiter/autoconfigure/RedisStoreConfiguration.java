@@ -3,6 +3,7 @@ package dev.limiter.autoconfigure;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.locks.LockSupport;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -46,6 +47,8 @@ final class RedisStoreConfiguration {
 
 	/** How long a starting application waits for a Redis that is slow to answer. */
 	private static final Duration STARTUP_WAIT = Duration.ofSeconds(5);
+
+	private static final Duration RETRY_PAUSE = Duration.ofMillis(100);
 
 	private static final Limit WARM_UP_LIMIT = Limit.of(1, Duration.ofMillis(1));
 
@@ -125,7 +128,7 @@ final class RedisStoreConfiguration {
 		// failure policy covers it until Redis appears.
 		long deadline = System.nanoTime() + STARTUP_WAIT.toNanos();
 		RuntimeException failure;
-		do {
+		while (true) {
 			try {
 				connection.ping();
 				return;
@@ -133,8 +136,22 @@ final class RedisStoreConfiguration {
 			catch (RuntimeException ex) {
 				failure = ex;
 			}
+			String rejected = authenticationFailed(failure);
+			if (rejected != null) {
+				// Not an outage that the failure policy should cover: every call would be
+				// decided without Redis, forever.
+				throw new LimiterSetupException(
+						"Limiter cannot use Redis: it refused the application's credentials (" + rejected + ")",
+						"Set spring.data.redis.password (and spring.data.redis.username for an ACL user) to "
+								+ "credentials that Redis accepts.",
+						failure);
+			}
+			if (refused(failure) || System.nanoTime() >= deadline) {
+				break;
+			}
+			// A pause between attempts: a slow Redis is not helped by a tight loop.
+			LockSupport.parkNanos(RETRY_PAUSE.toNanos());
 		}
-		while (!refused(failure) && System.nanoTime() < deadline);
 		if (refused(failure)) {
 			logger.warn(
 					"Limiter cannot reach Redis at startup, the connection was refused ({}); limits {} by "
@@ -172,13 +189,32 @@ final class RedisStoreConfiguration {
 		}
 	}
 
-	private static boolean refused(Throwable failure) {
+	/**
+	 * Return whether a connection was refused, or its host does not resolve: Redis is not
+	 * there, and waiting will not bring it. A connect timeout (Netty's extends
+	 * {@code ConnectException}) is slowness, not absence.
+	 */
+	static boolean refused(Throwable failure) {
 		for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
-			if (cause instanceof java.net.ConnectException) {
+			if (cause.getClass().getName().equals("io.netty.channel.ConnectTimeoutException")) {
+				return false;
+			}
+			if (cause instanceof java.net.ConnectException || cause instanceof java.net.UnknownHostException) {
 				return true;
 			}
 		}
 		return false;
+	}
+
+	static String authenticationFailed(Throwable failure) {
+		for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+			String message = cause.getMessage();
+			if (message != null && (message.startsWith("WRONGPASS") || message.startsWith("NOAUTH")
+					|| message.contains("invalid username-password pair") || message.startsWith("ERR AUTH"))) {
+				return message;
+			}
+		}
+		return null;
 	}
 
 	private static String permissionDenied(Throwable failure) {

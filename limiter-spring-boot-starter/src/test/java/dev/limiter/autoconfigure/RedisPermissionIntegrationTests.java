@@ -63,11 +63,52 @@ class RedisPermissionIntegrationTests {
 		});
 	}
 
+	@Test
+	void aWrongPasswordStopsTheStartNamingThePasswordProperty() {
+		this.contextRunner.withBean(LettuceConnectionFactory.class, () -> factory("scripts", "wrong"))
+			.run((context) -> {
+				assertThat(context).hasFailed();
+				LimiterSetupException failure = findSetupFailure(context.getStartupFailure());
+				assertThat(failure).hasMessageContaining("it refused the application's credentials (WRONGPASS");
+				FailureAnalysis analysis = new LimiterSetupFailureAnalyzer().analyze(context.getStartupFailure());
+				assertThat(analysis.getAction()).contains("spring.data.redis.password");
+			});
+	}
+
+	@Test
+	void noPasswordWhereRedisAsksForOneStopsTheStart() {
+		this.redis.command("CONFIG", "SET", "requirepass", "secret");
+		this.contextRunner
+			.withBean(LettuceConnectionFactory.class,
+					() -> new LettuceConnectionFactory(
+							new RedisStandaloneConfiguration(this.redis.host(), this.redis.port())))
+			.run((context) -> {
+				assertThat(context).hasFailed();
+				assertThat(findSetupFailure(context.getStartupFailure()))
+					.hasMessageContaining("it refused the application's credentials (NOAUTH");
+			});
+	}
+
+	@Test
+	void aConnectTimeoutIsSlownessNotAbsence() {
+		assertThat(RedisStoreConfiguration
+			.refused(new RuntimeException(new io.netty.channel.ConnectTimeoutException("connection timed out"))))
+			.isFalse();
+		assertThat(RedisStoreConfiguration.refused(new RuntimeException(new java.net.ConnectException("refused"))))
+			.isTrue();
+		assertThat(RedisStoreConfiguration.refused(new RuntimeException(new java.net.UnknownHostException("redis"))))
+			.isTrue();
+	}
+
 	private LettuceConnectionFactory factory(String user) {
+		return factory(user, "secret");
+	}
+
+	private LettuceConnectionFactory factory(String user, String password) {
 		RedisStandaloneConfiguration configuration = new RedisStandaloneConfiguration(this.redis.host(),
 				this.redis.port());
 		configuration.setUsername(user);
-		configuration.setPassword("secret");
+		configuration.setPassword(password);
 		return new LettuceConnectionFactory(configuration);
 	}
 
