@@ -27,8 +27,9 @@ import dev.limiter.memory.InMemoryRateLimiter;
  * <p>
  * Counting in memory while the application is configured for Redis would let every
  * instance admit the whole limit, and nothing would fail: so {@code limiter.store=redis}
- * without a connection factory, and {@code auto} with {@code spring.data.redis.*} set but
- * no usable connection factory, stop the startup instead.
+ * without a connection factory, and {@code auto} with {@code spring.data.redis.*} set or
+ * a connection factory that Limiter cannot use (several and none primary), stop the
+ * startup instead.
  */
 @Configuration(proxyBeanMethods = false)
 @ConditionalOnMissingBean(RateLimiter.class)
@@ -52,6 +53,10 @@ final class InMemoryStoreConfiguration {
 		if (store == Store.REDIS) {
 			throw new LimiterSetupException("limiter.store is redis, but " + reason + ".", FIX, null);
 		}
+		if (store == Store.AUTO && connectionFactories(beanFactory, resourceLoader.getClassLoader()) > 0) {
+			throw new LimiterSetupException("Limiter would count rate limits in memory, each instance on its own, "
+					+ "although " + reason + ".", FIX, null);
+		}
 		String redisProperty = (store == Store.AUTO) ? redisProperty(environment) : null;
 		if (redisProperty != null) {
 			throw new LimiterSetupException("Limiter would count rate limits in memory, each instance on its own, "
@@ -66,12 +71,22 @@ final class InMemoryStoreConfiguration {
 		if (!ClassUtils.isPresent(CONNECTION_FACTORY, classLoader)) {
 			return "spring-data-redis is not on the classpath";
 		}
-		String[] factories = beanFactory
-			.getBeanNamesForType(ClassUtils.resolveClassName(CONNECTION_FACTORY, classLoader));
-		if (factories.length == 0) {
+		int factories = connectionFactories(beanFactory, classLoader);
+		if (factories == 0) {
 			return "the application has no RedisConnectionFactory bean";
 		}
-		return "the application has " + factories.length + " RedisConnectionFactory beans and none is primary";
+		if (factories == 1) {
+			return "the application's RedisConnectionFactory bean was defined after Limiter's auto-configuration "
+					+ "chose its store";
+		}
+		return "the application has " + factories + " RedisConnectionFactory beans and none is primary";
+	}
+
+	private static int connectionFactories(ListableBeanFactory beanFactory, ClassLoader classLoader) {
+		if (!ClassUtils.isPresent(CONNECTION_FACTORY, classLoader)) {
+			return 0;
+		}
+		return beanFactory.getBeanNamesForType(ClassUtils.resolveClassName(CONNECTION_FACTORY, classLoader)).length;
 	}
 
 	/**

@@ -47,6 +47,20 @@ class LimiterStoreTests {
 	}
 
 	@Test
+	void autoWithTwoConnectionFactoriesAndNonePrimaryStopsTheStart() {
+		this.contextRunner.withBean("one", LettuceConnectionFactory.class, LimiterStoreTests::unreachable)
+			.withBean("two", LettuceConnectionFactory.class, LimiterStoreTests::unreachable)
+			.run((context) -> {
+				assertThat(context).hasFailed();
+				FailureAnalysis analysis = analyze(context.getStartupFailure());
+				assertThat(analysis.getDescription()).isEqualTo("Limiter would count rate limits in memory, each "
+						+ "instance on its own, although the application has 2 RedisConnectionFactory beans and none "
+						+ "is primary.");
+				assertThat(analysis.getAction()).contains("@Primary").contains("limiter.store=memory");
+			});
+	}
+
+	@Test
 	void autoWithRedisConfiguredButNoConnectionFactoryStopsTheStart() {
 		this.contextRunner.withPropertyValues("spring.data.redis.host=redis.internal").run((context) -> {
 			assertThat(context).hasFailed();
