@@ -15,6 +15,7 @@ import dev.limiter.actuate.RateLimitsEndpoint;
 import dev.limiter.aop.RateLimitOperationSource;
 import dev.limiter.resilience.ResilientRateLimiter;
 import dev.limiter.store.RateLimitResets;
+import dev.limiter.store.ResetSubscription;
 
 /**
  * Auto-configuration of the {@code ratelimits} Actuator endpoint
@@ -47,12 +48,12 @@ public final class LimiterEndpointAutoConfiguration {
 		}
 
 		@Bean
-		RedisMessageListenerContainer limiterResetListenerContainer(RedisConnectionFactory connectionFactory,
-				RateLimitResets resets) {
+		ResetSubscription limiterResetSubscription(RedisConnectionFactory connectionFactory, RateLimitResets resets) {
 			RedisMessageListenerContainer container = new RedisMessageListenerContainer();
 			container.setConnectionFactory(connectionFactory);
 			container.addMessageListener(resets, resets.getChannel());
-			return container;
+			container.setAutoStartup(false);
+			return new ResetSubscription(container);
 		}
 
 	}

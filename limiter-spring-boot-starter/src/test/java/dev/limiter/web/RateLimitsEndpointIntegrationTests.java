@@ -73,6 +73,19 @@ class RateLimitsEndpointIntegrationTests {
 	}
 
 	@Test
+	void anApplicationStartsWhileRedisIsDownAndSubscribesLater() {
+		new WebApplicationContextRunner()
+			.withConfiguration(AutoConfigurations.of(
+					org.springframework.boot.autoconfigure.aop.AopAutoConfiguration.class,
+					dev.limiter.autoconfigure.LimiterAutoConfiguration.class, LimiterEndpointAutoConfiguration.class))
+			.withUserConfiguration(EndpointConfiguration.class)
+			.withBean(org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory.class,
+					() -> new org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory(
+							new org.springframework.data.redis.connection.RedisStandaloneConfiguration("localhost", 1)))
+			.run((context) -> assertThat(context).hasNotFailed().hasSingleBean(RateLimitsEndpoint.class));
+	}
+
+	@Test
 	@SuppressWarnings("unchecked")
 	void readsAndResetsOneCallersQuota() {
 		this.contextRunner.run((context) -> {
@@ -99,6 +112,10 @@ class RateLimitsEndpointIntegrationTests {
 			// The third call is rejected by Redis, the fourth by the first instance's
 			// cache.
 			assertThat(statuses(firstMvc, 4)).containsExactly(200, 200, 429, 429);
+			// Both instances subscribe on threads of their own: wait until both listen.
+			await().atMost(Duration.ofSeconds(5))
+				.until(() -> ((List<?>) redis.command("PUBSUB", "NUMSUB", "limiter:resets")).get(1).toString(),
+						(subscribers) -> Integer.parseInt(subscribers) >= 2);
 			second.getBean(RateLimitsEndpoint.class).reset(scope(second, "greet"), CALLER);
 			await().atMost(Duration.ofSeconds(5)).until(() -> statuses(firstMvc, 1).get(0) == 200);
 		}));

@@ -117,6 +117,35 @@ class ReactiveRateLimitIntegrationTests {
 	}
 
 	@Test
+	void aSpelKeySeesTheExchangeAsRequest() {
+		client.get().uri("/tenant").header("X-Tenant", "acme").exchange().expectStatus().isOk();
+		client.get().uri("/tenant").header("X-Tenant", "acme").exchange().expectStatus().isEqualTo(429);
+		client.get().uri("/tenant").header("X-Tenant", "globex").exchange().expectStatus().isOk();
+	}
+
+	@Test
+	void aFailClosedLimitAnswers503WhileRedisIsUnreachable() {
+		try (ConfigurableApplicationContext unreachable = new SpringApplicationBuilder(ReactiveApplication.class)
+			.web(WebApplicationType.REACTIVE)
+			.properties("server.port=0", "spring.data.redis.host=localhost", "spring.data.redis.port=1",
+					"limiter.failure.policy=fail-closed")
+			.run()) {
+			WebTestClient down = WebTestClient.bindToServer()
+				.baseUrl("http://localhost:" + unreachable.getEnvironment().getProperty("local.server.port"))
+				.build();
+			down.get()
+				.uri("/mono")
+				.exchange()
+				.expectStatus()
+				.isEqualTo(503)
+				.expectHeader()
+				.exists("Retry-After")
+				.expectHeader()
+				.contentTypeCompatibleWith(MediaType.APPLICATION_PROBLEM_JSON);
+		}
+	}
+
+	@Test
 	void aFluxIsLimitedOncePerSubscriptionNotPerElement() {
 		client.get()
 			.uri("/flux")
@@ -167,6 +196,12 @@ class ReactiveRateLimitIntegrationTests {
 		@GetMapping("/mono")
 		public Mono<String> mono() {
 			return Mono.just("hello");
+		}
+
+		@RateLimit(threshold = 1, period = 30, key = "#request.request.headers.getFirst('X-Tenant')")
+		@GetMapping("/tenant")
+		public Mono<String> tenant() {
+			return Mono.just("tenant");
 		}
 
 		@GetMapping("/blocking")
