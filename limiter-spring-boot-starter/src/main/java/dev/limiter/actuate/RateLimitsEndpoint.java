@@ -85,7 +85,8 @@ public class RateLimitsEndpoint {
 	 * anything.
 	 * @param name the method's scope, such as {@code n:search}
 	 * @param key the caller, such as {@code u:alice}
-	 * @return the usage, or {@code null} (404) when no method has that scope
+	 * @return the usage (under each plan too, when the method has plans), or {@code null}
+	 * (404) when no method has that scope
 	 */
 	@ReadOperation
 	public Map<String, Object> usage(@Selector String name, String key) {
@@ -94,6 +95,42 @@ public class RateLimitsEndpoint {
 			return null;
 		}
 		String fullKey = operation.key(key);
+		Map<String, Object> result = new LinkedHashMap<>();
+		result.put("key", fullKey);
+		result.put("limits", usage(fullKey, operation));
+		if (!operation.getPlans().isEmpty()) {
+			Map<String, Object> plans = new LinkedHashMap<>();
+			operation.getPlans().forEach((plan, planned) -> plans.put(plan, usage(fullKey, planned)));
+			result.put("plans", plans);
+		}
+		return result;
+	}
+
+	/**
+	 * Reset one caller's quota under a rate-limited method's limits, under every plan, on
+	 * every instance.
+	 * @param name the method's scope, such as {@code n:search}
+	 * @param key the caller, such as {@code u:alice}
+	 * @return the reset key, or {@code null} (404) when no method has that scope
+	 */
+	@DeleteOperation
+	public Map<String, Object> reset(@Selector String name, String key) {
+		RateLimitOperation operation = operation(name);
+		if (operation == null) {
+			return null;
+		}
+		String fullKey = operation.key(key);
+		this.rateLimiter.reset(fullKey, operation.getLimits());
+		for (RateLimitOperation planned : operation.getPlans().values()) {
+			this.rateLimiter.reset(fullKey, planned.getLimits());
+		}
+		if (this.resets != null) {
+			this.resets.published(fullKey);
+		}
+		return Map.of("reset", fullKey);
+	}
+
+	private List<Object> usage(String fullKey, RateLimitOperation operation) {
 		List<Object> usage = new ArrayList<>();
 		for (Usage used : this.rateLimiter.usage(fullKey, operation.getLimits())) {
 			Map<String, Object> row = new LinkedHashMap<>();
@@ -108,30 +145,7 @@ public class RateLimitsEndpoint {
 			}
 			usage.add(row);
 		}
-		Map<String, Object> result = new LinkedHashMap<>();
-		result.put("key", fullKey);
-		result.put("limits", usage);
-		return result;
-	}
-
-	/**
-	 * Reset one caller's quota under a rate-limited method's limits, on every instance.
-	 * @param name the method's scope, such as {@code n:search}
-	 * @param key the caller, such as {@code u:alice}
-	 * @return the reset key, or {@code null} (404) when no method has that scope
-	 */
-	@DeleteOperation
-	public Map<String, Object> reset(@Selector String name, String key) {
-		RateLimitOperation operation = operation(name);
-		if (operation == null) {
-			return null;
-		}
-		String fullKey = operation.key(key);
-		this.rateLimiter.reset(fullKey, operation.getLimits());
-		if (this.resets != null) {
-			this.resets.published(fullKey);
-		}
-		return Map.of("reset", fullKey);
+		return usage;
 	}
 
 	private RateLimitOperation operation(String scope) {

@@ -40,7 +40,8 @@ class RateLimitsEndpointIntegrationTests {
 
 	private final WebApplicationContextRunner contextRunner = WebTests.contextRunner(EndpointConfiguration.class)
 		.withConfiguration(AutoConfigurations.of(LimiterEndpointAutoConfiguration.class))
-		.withPropertyValues("limiter.limits.search.threshold=3", "limiter.limits.search.period=10s");
+		.withPropertyValues("limiter.limits.search.threshold=3", "limiter.limits.search.period=10s",
+				"limiter.limits.plans.plans.pro.threshold=2");
 
 	@BeforeEach
 	void flushRedis() {
@@ -79,6 +80,7 @@ class RateLimitsEndpointIntegrationTests {
 					org.springframework.boot.autoconfigure.aop.AopAutoConfiguration.class,
 					dev.limiter.autoconfigure.LimiterAutoConfiguration.class, LimiterEndpointAutoConfiguration.class))
 			.withUserConfiguration(EndpointConfiguration.class)
+			.withPropertyValues("limiter.limits.plans.plans.pro.threshold=2")
 			.withBean(org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory.class,
 					() -> new org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory(
 							new org.springframework.data.redis.connection.RedisStandaloneConfiguration("localhost", 1)))
@@ -102,6 +104,24 @@ class RateLimitsEndpointIntegrationTests {
 				.satisfies((limit) -> assertThat(limit).containsEntry("used", 0L));
 			assertThat(statuses(mvc, 1)).containsExactly(200);
 			assertThat(endpoint.usage("m:nothing", CALLER)).isNull();
+		});
+	}
+
+	@Test
+	@SuppressWarnings("unchecked")
+	void aResetCoversEveryPlanOfTheMethod() {
+		this.contextRunner.run((context) -> {
+			MockMvc mvc = mvc(context);
+			for (int i = 0; i < 3; i++) {
+				WebTests.call(mvc, get("/planned").param("tier", "pro"));
+			}
+			assertThat(WebTests.call(mvc, get("/planned").param("tier", "pro")).getStatus()).isEqualTo(429);
+			RateLimitsEndpoint endpoint = context.getBean(RateLimitsEndpoint.class);
+			Map<String, Object> plans = (Map<String, Object>) endpoint.usage("n:plans", CALLER).get("plans");
+			assertThat((List<Map<String, Object>>) plans.get("pro")).singleElement()
+				.satisfies((limit) -> assertThat(limit).containsEntry("used", 2L).containsEntry("threshold", 2L));
+			endpoint.reset("n:plans", CALLER);
+			assertThat(WebTests.call(mvc, get("/planned").param("tier", "pro")).getStatus()).isEqualTo(200);
 		});
 	}
 
@@ -157,6 +177,12 @@ class RateLimitsEndpointIntegrationTests {
 		@GetMapping("/greet")
 		String greet() {
 			return "hello";
+		}
+
+		@RateLimit(name = "plans", threshold = 1, plan = "#tier")
+		@GetMapping("/planned")
+		String planned(@org.springframework.web.bind.annotation.RequestParam String tier) {
+			return tier;
 		}
 
 		@RateLimit(name = "search", threshold = 100)
