@@ -32,6 +32,7 @@ import dev.limiter.web.RateLimitHeaders;
 import dev.limiter.web.RateLimitResponses;
 import dev.limiter.web.reactive.ReactiveRateLimitExceptionHandler;
 import dev.limiter.web.reactive.ReactiveResponseHeaders;
+import dev.limiter.web.reactive.ReactiveServerErrorRefunds;
 import dev.limiter.web.reactive.ServerWebExchangeCurrentRequest;
 import dev.limiter.web.reactive.ServerWebExchangeRateLimitKeyResolver;
 import dev.limiter.web.servlet.RateLimitExceptionHandler;
@@ -176,6 +177,13 @@ public final class LimiterAutoConfiguration {
 		@ConditionalOnMissingBean
 		ReactiveResponseHeaders reactiveResponseHeaders(RateLimitHeaders rateLimitHeaders) {
 			return new ReactiveResponseHeaders(rateLimitHeaders);
+		}
+
+		@Bean
+		@ConditionalOnMissingBean
+		@ConditionalOnProperty(name = "limiter.web.refund-server-errors", havingValue = "true")
+		ReactiveServerErrorRefunds reactiveServerErrorRefunds(RateLimiter rateLimiter) {
+			return new ReactiveServerErrorRefunds(rateLimiter);
 		}
 
 		@Bean

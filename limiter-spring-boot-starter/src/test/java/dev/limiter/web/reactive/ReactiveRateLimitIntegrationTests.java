@@ -65,7 +65,8 @@ class ReactiveRateLimitIntegrationTests {
 			// Without the blocked-until cache, so that each test starts from an empty
 			// Redis.
 			.properties("server.port=0", "spring.data.redis.host=" + redis.host(),
-					"spring.data.redis.port=" + redis.port(), "limiter.local-cache.enabled=false")
+					"spring.data.redis.port=" + redis.port(), "limiter.local-cache.enabled=false",
+					"limiter.web.refund-server-errors=true")
 			.run();
 		String port = context.getEnvironment().getProperty("local.server.port");
 		client = WebTestClient.bindToServer().baseUrl("http://localhost:" + port).build();
@@ -146,6 +147,14 @@ class ReactiveRateLimitIntegrationTests {
 	}
 
 	@Test
+	void aServerErrorGivesThePermitBack() {
+		for (int i = 0; i < 3; i++) {
+			client.get().uri("/failing").exchange().expectStatus().isEqualTo(500);
+		}
+		assertThat(usage("failing", "ip:127.0.0.1")).isZero();
+	}
+
+	@Test
 	void aFluxIsLimitedOncePerSubscriptionNotPerElement() {
 		client.get()
 			.uri("/flux")
@@ -202,6 +211,12 @@ class ReactiveRateLimitIntegrationTests {
 		@GetMapping("/tenant")
 		public Mono<String> tenant() {
 			return Mono.just("tenant");
+		}
+
+		@RateLimit(threshold = 1, period = 30)
+		@GetMapping("/failing")
+		public Mono<String> failing() {
+			return Mono.error(new IllegalStateException("the server failed"));
 		}
 
 		@GetMapping("/blocking")
