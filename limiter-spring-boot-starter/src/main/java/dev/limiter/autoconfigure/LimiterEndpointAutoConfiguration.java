@@ -52,7 +52,6 @@ public final class LimiterEndpointAutoConfiguration {
 			RedisMessageListenerContainer container = new RedisMessageListenerContainer();
 			container.setConnectionFactory(connectionFactory);
 			container.addMessageListener(resets, resets.getChannel());
-			container.setAutoStartup(false);
 			return new ResetSubscription(container);
 		}
 
