@@ -48,12 +48,10 @@ class ReactiveRateLimitIntegrationTests {
 
 	@BeforeAll
 	static void start() {
-		// Spring AOP computes AspectJ's match of a method on its first call, reading
-		// class
-		// files: once per method, and the only blocking call on the way.
-		// Netty's request threads, Lettuce's event loops and the limiter's timer are
-		// watched
-		// by name, besides the threads Reactor marks as non-blocking.
+		// BlockHound is global to the JVM, so this class runs in a JVM of its own (see
+		// the starter's pom). Netty's request threads and Lettuce's event loops are
+		// watched by name. Spring AOP computes AspectJ's match of a method on its first
+		// call, reading class files: once per method, the only blocking call allowed.
 		BlockHound.builder()
 			.allowBlockingCallsInside("org.springframework.aop.aspectj.AspectJExpressionPointcut", "getShadowMatch")
 			// Netty's event loops wait for their tasks while the context closes.
