@@ -1,0 +1,233 @@
+package dev.limiter.gateway;
+
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
+
+import org.springframework.cloud.gateway.event.FilterArgsEvent;
+import org.springframework.cloud.gateway.support.ConfigurationService;
+
+import dev.limiter.Algorithm;
+import dev.limiter.Decision;
+import dev.limiter.FailurePolicy;
+import dev.limiter.RateLimitUnavailableException;
+import dev.limiter.RateLimiter;
+import dev.limiter.autoconfigure.LimiterProperties;
+import dev.limiter.web.RateLimitHeaders;
+
+/**
+ * Limiter as the rate limiter of Spring Cloud Gateway's {@code RequestRateLimiter}
+ * filter: each route's {@code limiter.*} arguments give its limits, all taken in one
+ * atomic decision per request, answered with the same headers as annotated methods.
+ * <p>
+ * A rejection is the filter's 429 with {@code Retry-After}; a fail-closed limit that
+ * cannot reach its store raises {@link RateLimitUnavailableException}, which
+ * {@link GatewayRateLimitExceptionHandler} answers like every other Limiter 503.
+ */
+public class GatewayRateLimiter
+		extends org.springframework.cloud.gateway.filter.ratelimit.AbstractRateLimiter<GatewayRateLimiter.Config> {
+
+	/** The prefix of the route arguments, as in {@code limiter.threshold}. */
+	public static final String CONFIGURATION_PROPERTY_NAME = "limiter";
+
+	/** The name of the bean that routes refer to: {@code #{@limiterRateLimiter}}. */
+	public static final String BEAN_NAME = "limiterRateLimiter";
+
+	private final RateLimiter rateLimiter;
+
+	private final LimiterProperties properties;
+
+	private final RateLimitHeaders headers;
+
+	private final Map<String, RouteLimits> routes = new ConcurrentHashMap<>();
+
+	/**
+	 * Create the rate limiter.
+	 * @param rateLimiter the store that decides
+	 * @param properties the application's Limiter properties, with the named limits
+	 * @param headers the header writer
+	 * @param configurationService binds the route arguments
+	 */
+	public GatewayRateLimiter(RateLimiter rateLimiter, LimiterProperties properties, RateLimitHeaders headers,
+			ConfigurationService configurationService) {
+		super(Config.class, CONFIGURATION_PROPERTY_NAME, configurationService);
+		if (rateLimiter == null || properties == null || headers == null) {
+			throw new IllegalArgumentException("rateLimiter, properties and headers must not be null");
+		}
+		this.rateLimiter = rateLimiter;
+		this.properties = properties;
+		this.headers = headers;
+	}
+
+	/**
+	 * Bind and check a route's arguments when the gateway builds the route; an error
+	 * names the argument, and the gateway leaves the route out.
+	 */
+	@Override
+	public void onApplicationEvent(FilterArgsEvent event) {
+		super.onApplicationEvent(event);
+		Config config = getConfig().get(event.getRouteId());
+		if (config == null || !hasOwnArguments(event.getArgs())) {
+			return;
+		}
+		this.routes.remove(event.getRouteId());
+		this.routes.put(event.getRouteId(), RouteLimits.of(event.getRouteId(), config, this.properties));
+	}
+
+	@Override
+	public Mono<Response> isAllowed(String routeId, String id) {
+		RouteLimits route = this.routes.get(routeId);
+		if (route == null) {
+			return Mono.error(new IllegalStateException("Route '" + routeId + "' uses " + BEAN_NAME
+					+ " but its RequestRateLimiter filter gives no limiter.threshold/limiter.period or limiter.name "
+					+ "argument"));
+		}
+		String key = route.key(id);
+		// The store answers on its timer or on Redis's event loop: the rest of the
+		// exchange runs on Reactor's parallel threads, never on the threads that read
+		// replies.
+		return Mono.defer(() -> Mono.fromFuture(this.rateLimiter.acquireAsync(key, route.permits(), route.limits())))
+			.publishOn(Schedulers.parallel())
+			.flatMap((decision) -> response(key, decision));
+	}
+
+	/**
+	 * Return the limits of a route, or {@code null} for a route that does not use this
+	 * rate limiter.
+	 */
+	RouteLimits route(String routeId) {
+		return this.routes.get(routeId);
+	}
+
+	private Mono<Response> response(String key, Decision decision) {
+		Map<String, String> values = new LinkedHashMap<>();
+		if (decision.isAllowed()) {
+			this.headers.writeAdmitted(decision, values::put);
+			return Mono.just(new Response(true, values));
+		}
+		if (decision.policy() == FailurePolicy.FAIL_CLOSED) {
+			return Mono.error(new RateLimitUnavailableException(RateLimitUnavailableException.standardMessage(decision),
+					key, decision));
+		}
+		this.headers.write(decision, values::put);
+		return Mono.just(new Response(false, values));
+	}
+
+	private boolean hasOwnArguments(Map<String, Object> args) {
+		for (String name : args.keySet()) {
+			if (name.startsWith(CONFIGURATION_PROPERTY_NAME + ".")) {
+				return true;
+			}
+		}
+		return false;
+	}
+
+	/**
+	 * The {@code limiter.*} arguments of one route's {@code RequestRateLimiter} filter.
+	 */
+	public static class Config {
+
+		/**
+		 * Most requests per period for each key; with {@code limiter.period}, a limit of
+		 * its own (named after the route).
+		 */
+		private Long threshold;
+
+		/**
+		 * Window of {@code limiter.threshold}, such as {@code 1s}, {@code 1m} or
+		 * {@code 1h}.
+		 */
+		private Duration period;
+
+		/**
+		 * Algorithm of the {@code limiter.threshold} limit; {@code limiter.algorithm} of
+		 * the application when not set.
+		 */
+		private Algorithm algorithm;
+
+		/**
+		 * Slices of a sliding-buckets {@code limiter.threshold} limit.
+		 */
+		private Integer slices;
+
+		/**
+		 * Named limits under {@code limiter.limits} that the route also takes, separated
+		 * by commas.
+		 */
+		private List<String> name = List.of();
+
+		/**
+		 * What the route does while the store is unavailable; named limits that set their
+		 * own keep theirs.
+		 */
+		private FailurePolicy failurePolicy;
+
+		/**
+		 * Permits each request takes.
+		 */
+		private long permits = 1;
+
+		public Long getThreshold() {
+			return this.threshold;
+		}
+
+		public void setThreshold(Long threshold) {
+			this.threshold = threshold;
+		}
+
+		public Duration getPeriod() {
+			return this.period;
+		}
+
+		public void setPeriod(Duration period) {
+			this.period = period;
+		}
+
+		public Algorithm getAlgorithm() {
+			return this.algorithm;
+		}
+
+		public void setAlgorithm(Algorithm algorithm) {
+			this.algorithm = algorithm;
+		}
+
+		public Integer getSlices() {
+			return this.slices;
+		}
+
+		public void setSlices(Integer slices) {
+			this.slices = slices;
+		}
+
+		public List<String> getName() {
+			return this.name;
+		}
+
+		public void setName(List<String> name) {
+			this.name = (name != null) ? name : List.of();
+		}
+
+		public FailurePolicy getFailurePolicy() {
+			return this.failurePolicy;
+		}
+
+		public void setFailurePolicy(FailurePolicy failurePolicy) {
+			this.failurePolicy = failurePolicy;
+		}
+
+		public long getPermits() {
+			return this.permits;
+		}
+
+		public void setPermits(long permits) {
+			this.permits = permits;
+		}
+
+	}
+
+}

@@ -1,0 +1,60 @@
+package dev.limiter.gateway;
+
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
+import org.springframework.cloud.gateway.support.ConfigurationService;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Primary;
+import org.springframework.http.HttpStatusCode;
+import org.springframework.http.codec.ServerCodecConfigurer;
+
+import dev.limiter.RateLimiter;
+import dev.limiter.autoconfigure.LimiterAutoConfiguration;
+import dev.limiter.autoconfigure.LimiterProperties;
+import dev.limiter.web.RateLimitHeaders;
+import dev.limiter.web.RateLimitResponses;
+
+/**
+ * Auto-configuration of Limiter in Spring Cloud Gateway: the {@code limiterRateLimiter}
+ * bean for the {@code RequestRateLimiter} filter, and the 503 of fail-closed routes.
+ * <p>
+ * Registered before the gateway's own configuration, so that the gateway sees a rate
+ * limiter and offers its filter even without a reactive Redis template; primary, so that
+ * the filter uses it when a route names no {@code rate-limiter}.
+ */
+@AutoConfiguration(after = LimiterAutoConfiguration.class,
+		beforeName = { "org.springframework.cloud.gateway.config.GatewayAutoConfiguration",
+				"org.springframework.cloud.gateway.config.GatewayRedisAutoConfiguration" })
+@ConditionalOnClass(name = "org.springframework.cloud.gateway.filter.ratelimit.RateLimiter")
+@ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.REACTIVE)
+@ConditionalOnProperty(name = "spring.cloud.gateway.server.webflux.enabled", matchIfMissing = true)
+@ConditionalOnBean(RateLimiter.class)
+public final class LimiterGatewayAutoConfiguration {
+
+	@Bean(GatewayRateLimiter.BEAN_NAME)
+	@Primary
+	@ConditionalOnMissingBean(name = GatewayRateLimiter.BEAN_NAME)
+	GatewayRateLimiter limiterRateLimiter(RateLimiter rateLimiter, LimiterProperties properties,
+			ObjectProvider<RateLimitHeaders> headers, ConfigurationService configurationService) {
+		return new GatewayRateLimiter(rateLimiter, properties, headers(headers, properties), configurationService);
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	GatewayRateLimitExceptionHandler gatewayRateLimitExceptionHandler(ObjectProvider<RateLimitHeaders> headers,
+			LimiterProperties properties, ObjectProvider<ServerCodecConfigurer> codecs) {
+		RateLimitResponses responses = new RateLimitResponses(headers(headers, properties),
+				HttpStatusCode.valueOf(properties.getFailure().getStatus()));
+		return new GatewayRateLimitExceptionHandler(responses, codecs.getIfAvailable(ServerCodecConfigurer::create));
+	}
+
+	private static RateLimitHeaders headers(ObjectProvider<RateLimitHeaders> headers, LimiterProperties properties) {
+		return headers.getIfAvailable(() -> new RateLimitHeaders(properties.getWeb().getHeaders()));
+	}
+
+}

@@ -1,0 +1,238 @@
+package dev.limiter.gateway;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+import reactor.blockhound.BlockHound;
+import reactor.blockhound.BlockingOperationError;
+import reactor.core.publisher.Mono;
+import reactor.netty.DisposableServer;
+import reactor.netty.http.server.HttpServer;
+
+import org.springframework.boot.SpringBootConfiguration;
+import org.springframework.boot.WebApplicationType;
+import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.cloud.gateway.filter.factory.RequestRateLimiterGatewayFilterFactory;
+import org.springframework.cloud.gateway.filter.ratelimit.KeyResolver;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.context.annotation.Bean;
+
+import dev.limiter.RateLimiter;
+import dev.limiter.Usage;
+import dev.limiter.test.RedisServer;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+
+/**
+ * Two real gateways (Netty, the gateway's own {@code RequestRateLimiter} filter) route to
+ * a local upstream and count on one real Redis, with BlockHound failing any blocking call
+ * on Netty's or Lettuce's threads.
+ */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class GatewayIntegrationTests {
+
+	private static final RedisServer redis = RedisServer.start();
+
+	private static final HttpClient http = HttpClient.newHttpClient();
+
+	private static DisposableServer upstream;
+
+	private static ConfigurableApplicationContext first;
+
+	private static ConfigurableApplicationContext second;
+
+	@BeforeAll
+	static void start() {
+		// Netty's event loops (the gateway's server, its client and the upstream) and
+		// Lettuce's are watched by name.
+		BlockHound.builder()
+			.allowBlockingCallsInside("io.netty.util.concurrent.SingleThreadEventExecutor", "confirmShutdown")
+			.nonBlockingThreadPredicate((current) -> current.or((thread) -> thread.getName().startsWith("reactor-http-")
+					|| (thread.getName().startsWith("lettuce-") && thread.getName().contains("EventLoop"))))
+			.install();
+		upstream = HttpServer.create()
+			.host("127.0.0.1")
+			.port(0)
+			.handle((request, response) -> response.sendString(Mono.just("upstream " + request.uri())))
+			.bindNow();
+		first = gateway();
+		second = gateway();
+	}
+
+	@AfterAll
+	static void stop() {
+		if (first != null) {
+			first.close();
+		}
+		if (second != null) {
+			second.close();
+		}
+		if (upstream != null) {
+			upstream.disposeNow();
+		}
+		redis.close();
+	}
+
+	@Test
+	@Order(0)
+	void blockHoundWatchesAndLimiterIsTheFiltersDefault() throws Exception {
+		CompletableFuture<Throwable> caught = new CompletableFuture<>();
+		Thread watched = new Thread(() -> {
+			try {
+				Thread.sleep(1);
+				caught.complete(null);
+			}
+			catch (Throwable ex) {
+				caught.complete(ex);
+			}
+		}, "reactor-http-nio-watched");
+		watched.start();
+		assertThat(caught.get()).isInstanceOf(BlockingOperationError.class);
+		// Spring Data Redis brings a reactive template, so the gateway registers its own
+		// limiter too; Limiter's is the one the filter uses by default.
+		assertThat(first.getBeansOfType(org.springframework.cloud.gateway.filter.ratelimit.RateLimiter.class))
+			.containsOnlyKeys("redisRateLimiter", GatewayRateLimiter.BEAN_NAME);
+		assertThat(first.getBean(RequestRateLimiterGatewayFilterFactory.class).getDefaultRateLimiter())
+			.isSameAs(first.getBean(GatewayRateLimiter.BEAN_NAME));
+	}
+
+	@Test
+	@Order(1)
+	void aRouteWithTwoLimitsAdmitsExactlyTheSmallerOneAcrossTwoGateways() {
+		List<CompletableFuture<HttpResponse<String>>> calls = new ArrayList<>();
+		for (int i = 0; i < 30; i++) {
+			calls.add(http.sendAsync(get((i % 2 == 0) ? first : second, "/orders/" + i, "alice"),
+					HttpResponse.BodyHandlers.ofString()));
+		}
+		List<HttpResponse<String>> responses = calls.stream().map(CompletableFuture::join).toList();
+		List<HttpResponse<String>> admitted = responses.stream().filter((r) -> r.statusCode() == 200).toList();
+		List<HttpResponse<String>> rejected = responses.stream().filter((r) -> r.statusCode() == 429).toList();
+		assertThat(responses).extracting((response) -> response.statusCode() + " " + response.body())
+			.allMatch((response) -> response.startsWith("200 upstream /orders/") || response.startsWith("429 "));
+		assertThat(admitted).hasSize(7);
+		assertThat(rejected).hasSize(23);
+		assertThat(admitted).allSatisfy((response) -> {
+			assertThat(response.body()).startsWith("upstream /orders/");
+			assertThat(response.headers().firstValue("RateLimit-Policy")).isPresent();
+		});
+		assertThat(rejected).allSatisfy((response) -> {
+			long retryAfter = Long.parseLong(response.headers().firstValue("Retry-After").orElseThrow());
+			assertThat(retryAfter).isBetween(1L, 3600L);
+			assertThat(response.headers().firstValue("RateLimit-Policy")).hasValue("\"per-user-hour\";q=7;w=3600");
+			assertThat(response.headers().firstValue("RateLimit")).hasValue("\"per-user-hour\";r=0;t=" + retryAfter);
+			assertThat(response.headers().firstValue("X-RateLimit-Remaining")).hasValue("0");
+		});
+		// All or nothing: the rejected calls took nothing from the route's other limit.
+		GatewayRateLimiter limiter = first.getBean(GatewayRateLimiter.class);
+		RouteLimits route = limiter.route("orders");
+		assertThat(route.limits()).extracting((limit) -> limit.name()).containsExactly("per-user-hour", "orders");
+		List<Usage> usage = first.getBean(RateLimiter.class).usage(route.key("alice"), route.limits());
+		assertThat(usage).extracting(Usage::used).containsExactly(7L, 7L);
+	}
+
+	@Test
+	@Order(2)
+	void everyCallerHasItsOwnQuota() throws Exception {
+		HttpResponse<String> response = http.send(get(second, "/orders/1", "bob"),
+				HttpResponse.BodyHandlers.ofString());
+		assertThat(response.statusCode()).isEqualTo(200);
+		assertThat(response.headers().firstValue("X-RateLimit-Remaining")).hasValue("6");
+	}
+
+	// Last: a context that fails to start releases Reactor Netty's global resources,
+	// which the running gateways share.
+	@Test
+	@Order(5)
+	void aRouteWhoseArgumentsCannotBeEnforcedStopsTheStart() {
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> gateway(route(0, "half", "http://127.0.0.1:1", "/half/**", "limiter.threshold=100")))
+			.withMessage("route 'half': limiter.threshold and limiter.period go together, but only limiter.threshold "
+					+ "is given. Give both, such as limiter.threshold: 10 and limiter.period: 1m.");
+	}
+
+	@Test
+	@Order(4)
+	void whileRedisIsPausedAFailOpenRouteAdmitsAndAFailClosedRouteAnswers503() throws Exception {
+		redis.pause();
+		try {
+			HttpResponse<String> open = http.send(get(first, "/open/1", "carol"), HttpResponse.BodyHandlers.ofString());
+			assertThat(open.statusCode()).isEqualTo(200);
+			assertThat(open.body()).isEqualTo("upstream /open/1");
+			// Nobody knows the quota while Redis is silent: no quota headers.
+			assertThat(open.headers().firstValue("RateLimit")).isEmpty();
+			HttpResponse<String> closed = http.send(get(first, "/closed/1", "carol"),
+					HttpResponse.BodyHandlers.ofString());
+			assertThat(closed.statusCode()).isEqualTo(503);
+			assertThat(closed.headers().firstValue("Retry-After")).isPresent();
+			assertThat(closed.headers().firstValue("Content-Type")).hasValue("application/problem+json");
+			assertThat(closed.body()).contains("\"status\":503").contains("\"limit\":\"closed\"");
+		}
+		finally {
+			redis.resume();
+		}
+	}
+
+	private static HttpRequest get(ConfigurableApplicationContext gateway, String path, String user) {
+		String port = gateway.getEnvironment().getProperty("local.server.port");
+		return HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path)).header("X-User", user).build();
+	}
+
+	private static ConfigurableApplicationContext gateway() {
+		String upstreamUri = "http://127.0.0.1:" + upstream.port();
+		List<String> properties = new ArrayList<>(route(0, "orders", upstreamUri, "/orders/**",
+				"limiter.name=per-user-hour", "limiter.threshold=10", "limiter.period=1m"));
+		properties.addAll(route(1, "open", upstreamUri, "/open/**", "limiter.threshold=100", "limiter.period=1m"));
+		properties.addAll(route(2, "closed", upstreamUri, "/closed/**", "limiter.threshold=100", "limiter.period=1m",
+				"limiter.failure-policy=fail-closed"));
+		return gateway(properties);
+	}
+
+	private static ConfigurableApplicationContext gateway(List<String> routes) {
+		List<String> properties = new ArrayList<>(List.of("server.port=0", "spring.data.redis.host=" + redis.host(),
+				"spring.data.redis.port=" + redis.port(), "limiter.timeout=200ms",
+				"limiter.limits.per-user-hour.threshold=7", "limiter.limits.per-user-hour.period=1h"));
+		properties.addAll(routes);
+		return new SpringApplicationBuilder(GatewayApplication.class).web(WebApplicationType.REACTIVE)
+			.properties(properties.toArray(String[]::new))
+			.run();
+	}
+
+	private static List<String> route(int index, String id, String uri, String path, String... limiterArguments) {
+		String route = "spring.cloud.gateway.server.webflux.routes[" + index + "].";
+		String filter = route + "filters[0].";
+		List<String> properties = new ArrayList<>(
+				List.of(route + "id=" + id, route + "uri=" + uri, route + "predicates[0]=Path=" + path,
+						filter + "name=RequestRateLimiter", filter + "args[rate-limiter]=#{@limiterRateLimiter}",
+						filter + "args[key-resolver]=#{@userKeyResolver}"));
+		for (String argument : limiterArguments) {
+			int equals = argument.indexOf('=');
+			properties.add(filter + "args[" + argument.substring(0, equals) + "]" + argument.substring(equals));
+		}
+		return properties;
+	}
+
+	@SpringBootConfiguration
+	@EnableAutoConfiguration
+	static class GatewayApplication {
+
+		@Bean
+		KeyResolver userKeyResolver() {
+			return (exchange) -> Mono.justOrEmpty(exchange.getRequest().getHeaders().getFirst("X-User"));
+		}
+
+	}
+
+}

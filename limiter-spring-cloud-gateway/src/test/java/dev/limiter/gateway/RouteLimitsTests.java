@@ -1,0 +1,113 @@
+package dev.limiter.gateway;
+
+import java.time.Duration;
+import java.util.List;
+
+import org.junit.jupiter.api.Test;
+
+import dev.limiter.Algorithm;
+import dev.limiter.FailurePolicy;
+import dev.limiter.Limit;
+import dev.limiter.autoconfigure.LimiterProperties;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+
+/**
+ * The limits a route's {@code limiter.*} arguments give, and the errors that name the
+ * argument to fix.
+ */
+class RouteLimitsTests {
+
+	private final LimiterProperties properties = new LimiterProperties();
+
+	RouteLimitsTests() {
+		LimiterProperties.NamedLimit hourly = new LimiterProperties.NamedLimit();
+		hourly.setThreshold(1000L);
+		hourly.setPeriod(Duration.ofHours(1));
+		hourly.setAlgorithm(Algorithm.SLIDING_BUCKETS);
+		this.properties.getLimits().put("hourly", hourly);
+		LimiterProperties.NamedLimit watched = new LimiterProperties.NamedLimit();
+		watched.setThreshold(5L);
+		watched.setPeriod(Duration.ofSeconds(1));
+		watched.setShadow(true);
+		this.properties.getLimits().put("watched", watched);
+	}
+
+	@Test
+	void anInlineLimitIsNamedAfterTheRouteAndTakesTheRoutesSettings() {
+		GatewayRateLimiter.Config config = config(10L, Duration.ofSeconds(1));
+		config.setAlgorithm(Algorithm.TOKEN_BUCKET);
+		config.setFailurePolicy(FailurePolicy.FAIL_CLOSED);
+		RouteLimits route = RouteLimits.of("orders", config, this.properties);
+		assertThat(route.limits()).containsExactly(Limit.of("orders", 10, Duration.ofSeconds(1))
+			.withAlgorithm(Algorithm.TOKEN_BUCKET)
+			.withFailurePolicy(FailurePolicy.FAIL_CLOSED));
+		assertThat(route.limits().get(0).failurePolicy()).isEqualTo(FailurePolicy.FAIL_CLOSED);
+		assertThat(route.key("alice")).isEqualTo("r:orders:alice");
+	}
+
+	@Test
+	void aNamedLimitKeepsItsOwnSettingsAndAloneSharesItsName() {
+		GatewayRateLimiter.Config config = new GatewayRateLimiter.Config();
+		config.setName(List.of("hourly"));
+		config.setFailurePolicy(FailurePolicy.FAIL_CLOSED);
+		RouteLimits route = RouteLimits.of("orders", config, this.properties);
+		Limit limit = route.limits().get(0);
+		assertThat(limit.name()).isEqualTo("hourly");
+		assertThat(limit.algorithm()).isEqualTo(Algorithm.SLIDING_BUCKETS);
+		assertThat(limit.failurePolicy()).isEqualTo(FailurePolicy.FAIL_CLOSED);
+		assertThat(route.key("a:b")).startsWith("n:hourly:#");
+	}
+
+	@Test
+	void namedAndInlineLimitsCountOnTheRoute() {
+		GatewayRateLimiter.Config config = config(10L, Duration.ofSeconds(1));
+		config.setName(List.of("hourly"));
+		RouteLimits route = RouteLimits.of("orders", config, this.properties);
+		assertThat(route.limits()).extracting(Limit::name).containsExactly("hourly", "orders");
+		assertThat(route.scope()).isEqualTo("r:orders");
+	}
+
+	@Test
+	void badArgumentsAreNamed() {
+		assertThatIllegalArgumentException().isThrownBy(() -> RouteLimits.of("r", config(null, null), this.properties))
+			.withMessageContaining("gives no limit. Add limiter.threshold and limiter.period, or limiter.name");
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> RouteLimits.of("r", config(null, Duration.ofSeconds(1)), this.properties))
+			.withMessageContaining("but only limiter.period is given");
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> RouteLimits.of("r", config(0L, Duration.ofSeconds(1)), this.properties))
+			.withMessageStartingWith("route 'r': limiter.threshold/limiter.period: threshold must be between 1");
+		GatewayRateLimiter.Config unknown = new GatewayRateLimiter.Config();
+		unknown.setName(List.of("daily"));
+		assertThatIllegalArgumentException().isThrownBy(() -> RouteLimits.of("r", unknown, this.properties))
+			.withMessageContaining("limiter.name 'daily' is not defined")
+			.withMessageContaining("limiter.limits.daily.threshold");
+		GatewayRateLimiter.Config shadow = new GatewayRateLimiter.Config();
+		shadow.setName(List.of("watched"));
+		assertThatIllegalArgumentException().isThrownBy(() -> RouteLimits.of("r", shadow, this.properties))
+			.withMessageContaining("is a shadow limit");
+		GatewayRateLimiter.Config slices = config(10L, Duration.ofSeconds(1));
+		slices.setSlices(10);
+		assertThatIllegalArgumentException().isThrownBy(() -> RouteLimits.of("r", slices, this.properties))
+			.withMessageContaining("slices = 10 is given to a sliding-log limit");
+		GatewayRateLimiter.Config algorithmOnly = new GatewayRateLimiter.Config();
+		algorithmOnly.setName(List.of("hourly"));
+		algorithmOnly.setAlgorithm(Algorithm.TOKEN_BUCKET);
+		assertThatIllegalArgumentException().isThrownBy(() -> RouteLimits.of("r", algorithmOnly, this.properties))
+			.withMessageContaining("Remove limiter.algorithm");
+		GatewayRateLimiter.Config permits = config(10L, Duration.ofSeconds(1));
+		permits.setPermits(11);
+		assertThatIllegalArgumentException().isThrownBy(() -> RouteLimits.of("r", permits, this.properties))
+			.withMessageContaining("limiter.permits: permits must be between 1 and the smallest threshold (10)");
+	}
+
+	private static GatewayRateLimiter.Config config(Long threshold, Duration period) {
+		GatewayRateLimiter.Config config = new GatewayRateLimiter.Config();
+		config.setThreshold(threshold);
+		config.setPeriod(period);
+		return config;
+	}
+
+}
