@@ -1,6 +1,9 @@
 package dev.limiter.gateway;
 
 import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -29,6 +32,9 @@ import org.springframework.cloud.gateway.filter.ratelimit.KeyResolver;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
 
+import dev.limiter.Algorithm;
+import dev.limiter.FailurePolicy;
+import dev.limiter.Limit;
 import dev.limiter.RateLimiter;
 import dev.limiter.Usage;
 import dev.limiter.test.RedisServer;
@@ -152,10 +158,29 @@ class GatewayIntegrationTests {
 		assertThat(response.headers().firstValue("X-RateLimit-Remaining")).hasValue("6");
 	}
 
+	// After the shared gateways' tests: closing a gateway releases Reactor Netty's
+	// global resources, which they share.
+	@Test
+	@Order(5)
+	void theReadmesConfigurationGivesTheRouteItsLimits() throws Exception {
+		String yaml = Files.readString(Path.of("src/test/resources/readme-gateway.yml"));
+		assertThat(Files.readString(Path.of("README.md"))).contains("```yaml\n" + yaml + "```");
+		try (ConfigurableApplicationContext gateway = gateway(
+				List.of("spring.config.additional-location=classpath:readme-gateway.yml"))) {
+			RouteLimits route = gateway.getBean(GatewayRateLimiter.class).route("orders");
+			assertThat(route.limits()).containsExactly(
+					Limit.of("per-user-hour", 1000, Duration.ofHours(1)).withFailurePolicy(FailurePolicy.FAIL_CLOSED),
+					Limit.of("orders", 10, Duration.ofSeconds(1))
+						.withAlgorithm(Algorithm.TOKEN_BUCKET)
+						.withFailurePolicy(FailurePolicy.FAIL_CLOSED));
+			assertThat(route.limits()).extracting(Limit::failurePolicy).containsOnly(FailurePolicy.FAIL_CLOSED);
+		}
+	}
+
 	// Last: a context that fails to start releases Reactor Netty's global resources,
 	// which the running gateways share.
 	@Test
-	@Order(5)
+	@Order(6)
 	void aRouteWhoseArgumentsCannotBeEnforcedStopsTheStart() {
 		assertThatIllegalArgumentException()
 			.isThrownBy(() -> gateway(route(0, "half", "http://127.0.0.1:1", "/half/**", "limiter.threshold=100")))
