@@ -7,6 +7,8 @@ import org.springframework.boot.autoconfigure.SpringBootApplication;
 import org.springframework.boot.context.event.ApplicationReadyEvent;
 import org.springframework.context.ApplicationListener;
 
+import dev.limiter.test.DemoRedis;
+
 /**
  * A small API that shows every Limiter feature; see the README's quick start.
  */

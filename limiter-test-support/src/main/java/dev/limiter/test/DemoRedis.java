@@ -1,4 +1,4 @@
-package dev.limiter.sample;
+package dev.limiter.test;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -13,16 +13,14 @@ import org.springframework.context.ApplicationListener;
 import org.springframework.core.env.ConfigurableEnvironment;
 import org.springframework.core.env.MapPropertySource;
 
-import dev.limiter.test.RedisServer;
-
 /**
- * Makes the sample start on a machine without Redis: when nothing answers at the
- * configured {@code spring.data.redis.host} and {@code port}, starts a real
- * {@code redis-server} (the one on the PATH, else the binary packaged with the test
- * support) on a free port and points the application at it. It stops with the
- * application.
+ * Makes a sample start on a machine without Redis: when nothing answers at the configured
+ * {@code spring.data.redis.host} and {@code port}, starts a real {@code redis-server}
+ * (the one on the PATH, else the binary packaged with the test support) on a free port
+ * and points the application at it. It stops with the application;
+ * {@code sample.demo-redis=false} turns it off.
  */
-class DemoRedis implements ApplicationListener<ApplicationEnvironmentPreparedEvent> {
+public class DemoRedis implements ApplicationListener<ApplicationEnvironmentPreparedEvent> {
 
 	private static final Log logger = LogFactory.getLog(DemoRedis.class);
 
