@@ -99,17 +99,37 @@ public class RateLimitAnnotationParser {
 	 */
 	public static List<Method> findRateLimitedMethods(Class<?> type) {
 		Class<?> userClass = ClassUtils.getUserClass(type);
-		if (!AnnotationUtils.isCandidateClass(userClass, RateLimit.class)
-				&& !AnnotationUtils.isCandidateClass(userClass, RateLimits.class)) {
+		if (!isCandidateClass(userClass)) {
 			return List.of();
 		}
 		List<Method> methods = new ArrayList<>();
 		ReflectionUtils.doWithMethods(userClass, (method) -> {
-			if (!method.isBridge() && !method.isSynthetic() && !annotations(method).isEmpty()) {
+			if (isRateLimited(method)) {
 				methods.add(method);
 			}
 		}, (method) -> method.getDeclaringClass() != Object.class);
 		return methods;
+	}
+
+	/**
+	 * Return whether a class may carry {@code @RateLimit} at all: false for classes whose
+	 * annotations cannot hold it, such as the JDK's, without reading them.
+	 * @param type the class
+	 * @return whether its methods need a look
+	 */
+	static boolean isCandidateClass(Class<?> type) {
+		return AnnotationUtils.isCandidateClass(type, RateLimit.class)
+				|| AnnotationUtils.isCandidateClass(type, RateLimits.class);
+	}
+
+	/**
+	 * Return whether a method is rate limited: it carries {@code @RateLimit}, or it is
+	 * public and its class does.
+	 * @param method the method
+	 * @return whether the method has limits
+	 */
+	static boolean isRateLimited(Method method) {
+		return !method.isBridge() && !method.isSynthetic() && !annotations(method).isEmpty();
 	}
 
 	/**

@@ -8,10 +8,8 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
-import org.aspectj.lang.ProceedingJoinPoint;
-import org.aspectj.lang.annotation.Around;
-import org.aspectj.lang.annotation.Aspect;
-import org.aspectj.lang.reflect.MethodSignature;
+import org.aopalliance.intercept.MethodInterceptor;
+import org.aopalliance.intercept.MethodInvocation;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -32,13 +30,15 @@ import dev.limiter.key.RateLimitInvocation;
 import dev.limiter.key.RateLimitKeyResolver;
 
 /**
- * The aspect that enforces {@link dev.limiter.annotation.RateLimit @RateLimit}: it asks
+ * The advisor that enforces {@link dev.limiter.annotation.RateLimit @RateLimit}: it asks
  * the {@link RateLimiter} once per call for all the limits of the method and its class,
  * then runs the method or throws {@link RateLimitExceededException}.
  * <p>
- * The annotation is not bound as an advice parameter: {@code @RateLimit} is repeatable,
- * and a method with two of them carries the {@code @RateLimits} container instead, so the
- * aspect reads every applicable annotation through its {@link RateLimitOperationSource}.
+ * A static Spring advisor, like {@code @Cacheable}'s: which methods it applies to is
+ * decided once per method from the annotations (those of the method, and of its class for
+ * public methods), never by an AspectJ expression, so no call pays for pointcut matching
+ * or for reflective advice invocation, and no first call reads class files. Every
+ * applicable annotation is read through its {@link RateLimitOperationSource}.
  * <p>
  * The message of a rejection is the rejecting annotation's {@code message}; a message in
  * braces, such as <code>{orders.too-many}</code>, is a code looked up in the
@@ -56,8 +56,7 @@ import dev.limiter.key.RateLimitKeyResolver;
  * {@value #UNAVAILABLE_MESSAGE_CODE} or a standard one saying so. A key expression that
  * fails at request time falls back to the default key, with a warning in the log.
  */
-@Aspect
-public class RateLimitAspect implements Ordered {
+public class RateLimitAspect implements MethodInterceptor, Ordered {
 
 	/** The message code looked up for annotations without a message. */
 	public static final String DEFAULT_MESSAGE_CODE = "limiter.rejected";
@@ -150,29 +149,27 @@ public class RateLimitAspect implements Ordered {
 
 	/**
 	 * Enforce the limits of a rate-limited method.
-	 * @param joinPoint the call
+	 * @param call the call
 	 * @return the method's result
 	 * @throws Throwable the method's exception, or {@link RateLimitExceededException}
 	 */
-	@Around("@annotation(dev.limiter.annotation.RateLimit) || @annotation(dev.limiter.annotation.RateLimits) "
-			+ "|| (execution(public * *(..)) && (@within(dev.limiter.annotation.RateLimit) "
-			+ "|| @within(dev.limiter.annotation.RateLimits)))")
-	public Object rateLimit(ProceedingJoinPoint joinPoint) throws Throwable {
-		Method method = ((MethodSignature) joinPoint.getSignature()).getMethod();
-		Class<?> targetClass = (joinPoint.getTarget() != null) ? AopUtils.getTargetClass(joinPoint.getTarget())
+	@Override
+	public Object invoke(MethodInvocation call) throws Throwable {
+		Method method = call.getMethod();
+		Class<?> targetClass = (call.getThis() != null) ? AopUtils.getTargetClass(call.getThis())
 				: method.getDeclaringClass();
 		RateLimitOperation operation = this.operationSource.getOperation(method, targetClass);
 		if (operation == null) {
-			return joinPoint.proceed();
+			return call.proceed();
 		}
 		if (this.reactiveRequest != null && ReactiveRateLimitCall.isReactive(method)) {
-			return ReactiveRateLimitCall.rateLimit(this, joinPoint, operation, targetClass);
+			return ReactiveRateLimitCall.rateLimit(this, call, operation, targetClass);
 		}
 		RateLimitInvocation invocation = planned(
-				new RateLimitInvocation(operation, targetClass, joinPoint.getArgs(), this.currentRequest));
+				new RateLimitInvocation(operation, targetClass, call.getArguments(), this.currentRequest));
 		operation = invocation.operation();
 		if (skips(invocation)) {
-			return joinPoint.proceed();
+			return call.proceed();
 		}
 		String key = key(invocation);
 		Decision decision = null;
@@ -202,7 +199,7 @@ public class RateLimitAspect implements Ordered {
 			watched(operation, shadow);
 		}
 		try {
-			return joinPoint.proceed();
+			return call.proceed();
 		}
 		catch (Throwable ex) {
 			if (operation.refundsOn(ex)) {

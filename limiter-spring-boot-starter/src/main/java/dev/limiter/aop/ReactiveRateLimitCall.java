@@ -3,7 +3,8 @@ package dev.limiter.aop;
 import java.lang.reflect.Method;
 import java.util.Optional;
 
-import org.aspectj.lang.ProceedingJoinPoint;
+import org.aopalliance.intercept.MethodInvocation;
+import org.springframework.aop.ProxyMethodInvocation;
 import org.reactivestreams.Publisher;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
@@ -30,20 +31,19 @@ final class ReactiveRateLimitCall {
 		return Publisher.class.isAssignableFrom(method.getReturnType());
 	}
 
-	static Object rateLimit(RateLimitAspect aspect, ProceedingJoinPoint joinPoint, RateLimitOperation operation,
+	static Object rateLimit(RateLimitAspect aspect, MethodInvocation call, RateLimitOperation operation,
 			Class<?> targetClass) {
 		Mono<Decision[]> admission = aspect.reactiveRequest()
 			.get()
 			.map(Optional::of)
 			.defaultIfEmpty(Optional.empty())
 			.flatMap((request) -> decide(aspect,
-					new RateLimitInvocation(operation, targetClass, joinPoint.getArgs(), () -> request.orElse(null))));
-		if (Mono.class.isAssignableFrom(
-				((org.aspectj.lang.reflect.MethodSignature) joinPoint.getSignature()).getMethod().getReturnType())) {
-			return admission.flatMap((decisions) -> Mono.from(proceed(joinPoint))
+					new RateLimitInvocation(operation, targetClass, call.getArguments(), () -> request.orElse(null))));
+		if (Mono.class.isAssignableFrom(call.getMethod().getReturnType())) {
+			return admission.flatMap((decisions) -> Mono.from(proceed(call))
 				.onErrorResume((ex) -> refunded(aspect, operation, decisions, ex)));
 		}
-		return admission.flatMapMany((decisions) -> Flux.from(proceed(joinPoint))
+		return admission.flatMapMany((decisions) -> Flux.from(proceed(call))
 			.onErrorResume((ex) -> refunded(aspect, operation, decisions, ex)));
 	}
 
@@ -88,9 +88,14 @@ final class ReactiveRateLimitCall {
 	}
 
 	@SuppressWarnings("unchecked")
-	private static Publisher<Object> proceed(ProceedingJoinPoint joinPoint) {
+	/**
+	 * Run the method on a copy of the call: it runs after the advisor has returned, once
+	 * per subscription, and a call proceeds only once.
+	 */
+	private static Publisher<Object> proceed(MethodInvocation call) {
 		try {
-			Object result = joinPoint.proceed();
+			Object result = (call instanceof ProxyMethodInvocation proxied) ? proxied.invocableClone().proceed()
+					: call.proceed();
 			return (result != null) ? (Publisher<Object>) result : Mono.empty();
 		}
 		catch (Throwable ex) {

@@ -2,6 +2,7 @@ package dev.limiter.autoconfigure;
 
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
@@ -16,11 +17,13 @@ import org.springframework.web.filter.reactive.ServerWebExchangeContextFilter;
 import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
+import org.springframework.context.annotation.Role;
 import org.springframework.http.HttpStatusCode;
 import org.springframework.web.servlet.DispatcherServlet;
 
 import dev.limiter.RateLimiter;
 import dev.limiter.aop.RateLimitAnnotationParser;
+import dev.limiter.aop.RateLimitAdvisor;
 import dev.limiter.aop.RateLimitAspect;
 import dev.limiter.aop.RateLimitDecisionListener;
 import dev.limiter.aop.RateLimitOperationSource;
@@ -79,6 +82,15 @@ public final class LimiterAutoConfiguration {
 		RateLimitOperationSource rateLimitOperationSource(LimiterProperties properties, BeanFactory beanFactory) {
 			return new RateLimitOperationSource(new RateLimitAnnotationParser(properties.getLimits(),
 					properties.getAlgorithm(), properties.isShadow(), beanFactory));
+		}
+
+		// Static and light: auto-proxying creates advisors while post-processors are
+		// still being created; the aspect and its store come later, on first use.
+		@Bean
+		@ConditionalOnMissingBean
+		@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+		static RateLimitAdvisor rateLimitAdvisor(ObjectProvider<RateLimitAspect> aspect) {
+			return new RateLimitAdvisor(aspect::getObject);
 		}
 
 		@Bean

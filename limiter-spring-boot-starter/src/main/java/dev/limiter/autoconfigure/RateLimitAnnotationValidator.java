@@ -30,7 +30,11 @@ class RateLimitAnnotationValidator implements BeanPostProcessor {
 	@Override
 	public Object postProcessAfterInitialization(Object bean, String beanName) {
 		Class<?> type = AopUtils.getTargetClass(bean);
-		this.checked.computeIfAbsent(type, this::check);
+		// Not computeIfAbsent: the first check creates the operation source, whose own
+		// dependencies come back through this post-processor.
+		if (!this.checked.containsKey(type)) {
+			this.checked.put(type, check(type));
+		}
 		return bean;
 	}
 

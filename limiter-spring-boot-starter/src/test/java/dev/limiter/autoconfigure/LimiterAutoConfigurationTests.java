@@ -38,6 +38,7 @@ import dev.limiter.RateLimitExceededException;
 import dev.limiter.RateLimiter;
 import dev.limiter.actuate.LimiterMetrics;
 import dev.limiter.key.MethodRateLimitKeyResolver;
+import dev.limiter.aop.RateLimitAdvisor;
 import dev.limiter.aop.RateLimitAspect;
 import dev.limiter.key.RateLimitKeyResolver;
 import dev.limiter.aop.RateLimitOperationSource;
@@ -73,6 +74,7 @@ class LimiterAutoConfigurationTests {
 			assertThat(context).hasSingleBean(RateLimiter.class);
 			assertThat(context).getBean(RateLimiter.class).isInstanceOf(InMemoryRateLimiter.class);
 			assertThat(context).hasSingleBean(RateLimitAspect.class);
+			assertThat(context).hasSingleBean(RateLimitAdvisor.class);
 			assertThat(context).hasSingleBean(RateLimitOperationSource.class);
 			assertThat(context).getBean(RateLimitKeyResolver.class).isInstanceOf(MethodRateLimitKeyResolver.class);
 			assertThat(context).doesNotHaveBean(RateLimitExceptionHandler.class);

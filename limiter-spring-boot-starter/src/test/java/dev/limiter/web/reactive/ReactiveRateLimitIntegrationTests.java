@@ -50,10 +50,8 @@ class ReactiveRateLimitIntegrationTests {
 	static void start() {
 		// BlockHound is global to the JVM, so this class runs in a JVM of its own (see
 		// the starter's pom). Netty's request threads and Lettuce's event loops are
-		// watched by name. Spring AOP computes AspectJ's match of a method on its first
-		// call, reading class files: once per method, the only blocking call allowed.
+		// watched by name; nothing on them may block, not even a method's first call.
 		BlockHound.builder()
-			.allowBlockingCallsInside("org.springframework.aop.aspectj.AspectJExpressionPointcut", "getShadowMatch")
 			// Netty's event loops wait for their tasks while the context closes.
 			.allowBlockingCallsInside("io.netty.util.concurrent.SingleThreadEventExecutor", "confirmShutdown")
 			.nonBlockingThreadPredicate((current) -> current.or((thread) -> thread.getName().startsWith("reactor-http-")
