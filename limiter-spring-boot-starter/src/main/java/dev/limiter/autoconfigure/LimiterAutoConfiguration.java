@@ -39,6 +39,7 @@ import dev.limiter.web.reactive.ReactiveServerErrorRefunds;
 import dev.limiter.web.reactive.ServerWebExchangeCurrentRequest;
 import dev.limiter.web.reactive.ServerWebExchangeRateLimitKeyResolver;
 import dev.limiter.web.servlet.RateLimitExceptionHandler;
+import dev.limiter.web.servlet.RateLimitExceptionResolver;
 import dev.limiter.web.servlet.RateLimitResponseHeaders;
 import dev.limiter.web.servlet.ServerErrorRefunds;
 import dev.limiter.web.servlet.ServletCurrentRequest;
@@ -149,6 +150,14 @@ public final class LimiterAutoConfiguration {
 				LimiterProperties properties) {
 			return new RateLimitExceptionHandler(rateLimitHeaders,
 					HttpStatusCode.valueOf(properties.getFailure().getStatus()));
+		}
+
+		@Bean
+		@ConditionalOnMissingBean
+		@Conditional(OnNoApplicationRateLimitHandlerCondition.class)
+		RateLimitExceptionResolver rateLimitExceptionResolver(RateLimitExceptionHandler rateLimitExceptionHandler,
+				ApplicationContext context) {
+			return new RateLimitExceptionResolver(rateLimitExceptionHandler, context);
 		}
 
 	}
