@@ -76,4 +76,8 @@ public class RateLimitExceptionHandler {
 		return this.responses.exceeded(ex);
 	}
 
+	RateLimitResponses responses() {
+		return this.responses;
+	}
+
 }

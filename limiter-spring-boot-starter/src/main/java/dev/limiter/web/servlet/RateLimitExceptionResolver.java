@@ -1,7 +1,11 @@
 package dev.limiter.web.servlet;
 
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.OutputStream;
 import java.lang.reflect.Method;
 import java.net.URI;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -16,6 +20,8 @@ import org.springframework.core.ResolvableType;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.MediaType;
 import org.springframework.http.ProblemDetail;
+import org.springframework.http.HttpOutputMessage;
+import org.springframework.http.HttpStatus;
 import org.springframework.http.ResponseEntity;
 import org.springframework.http.converter.GenericHttpMessageConverter;
 import org.springframework.http.converter.HttpMessageConverter;
@@ -40,7 +46,9 @@ import dev.limiter.web.RateLimitResponses;
  * Writes the response of a rejection straight to the servlet response whenever Spring
  * MVC's exception resolution would pick {@link RateLimitExceptionHandler}: the same
  * status, headers and {@code application/problem+json} bytes, through the same message
- * converter, without looking up and invoking a handler method per rejection.
+ * converter, without looking up and invoking a handler method per rejection. A body is
+ * serialized once per distinct problem (the same limit, path, message and seconds to
+ * wait), and its bytes are written again for the next rejections with the same problem.
  * <p>
  * A rate limiter exists to shed load cheaply, and a rejection answered from the
  * blocked-until cache spent most of its time in that lookup and invocation. Whenever the
@@ -61,6 +69,9 @@ public class RateLimitExceptionResolver implements HandlerExceptionResolver, Ord
 
 	private static final ResolvableType PROBLEM_TYPE = ResolvableType.forClass(ProblemDetail.class);
 
+	/** The most problem bodies kept; they are dropped all at once when there are more. */
+	private static final int MAX_BODIES = 1024;
+
 	private final RateLimitExceptionHandler handler;
 
 	private final ApplicationContext context;
@@ -68,6 +79,8 @@ public class RateLimitExceptionResolver implements HandlerExceptionResolver, Ord
 	private final Map<Class<?>, Boolean> exceededByHandlerType = new ConcurrentHashMap<>();
 
 	private final Map<Class<?>, Boolean> unavailableByHandlerType = new ConcurrentHashMap<>();
+
+	private final Map<BodyKey, Body> bodies = new ConcurrentHashMap<>();
 
 	private volatile Setup setup;
 
@@ -104,11 +117,17 @@ public class RateLimitExceptionResolver implements HandlerExceptionResolver, Ord
 		if (!answered.computeIfAbsent(handlerType, (type) -> answersFirst(setup, handlerMethod, ex.getClass()))) {
 			return null;
 		}
-		ResponseEntity<ProblemDetail> entity = (ex instanceof RateLimitUnavailableException unavailable)
-				? this.handler.handleRateLimitUnavailable(unavailable)
-				: this.handler.handleRateLimitExceeded((RateLimitExceededException) ex);
 		try {
-			write(entity, request, response, setup.converter);
+			if (this.handler.getClass() == RateLimitExceptionHandler.class) {
+				write((RateLimitExceededException) ex, request, response, setup.converter);
+			}
+			else {
+				// A subclass may answer differently: ask it for its response.
+				write((ex instanceof RateLimitUnavailableException unavailable)
+						? this.handler.handleRateLimitUnavailable(unavailable)
+						: this.handler.handleRateLimitExceeded((RateLimitExceededException) ex), request, response,
+						setup.converter);
+			}
 		}
 		catch (Exception writeFailure) {
 			// As when the handler method fails: Spring MVC resolves the original
@@ -118,28 +137,125 @@ public class RateLimitExceptionResolver implements HandlerExceptionResolver, Ord
 		return new ModelAndView();
 	}
 
-	@SuppressWarnings({ "unchecked", "rawtypes" })
-	private static void write(ResponseEntity<ProblemDetail> entity, HttpServletRequest request,
-			HttpServletResponse response, HttpMessageConverter<?> converter) throws Exception {
-		ProblemDetail problem = entity.getBody();
-		if (problem.getInstance() == null) {
-			problem.setInstance(URI.create(request.getRequestURI()));
+	/**
+	 * Write the answer of Limiter's own handler: the headers straight onto the servlet
+	 * response, in the order the handler's {@code ResponseEntity} carries them, then the
+	 * body.
+	 */
+	private void write(RateLimitExceededException ex, HttpServletRequest request, HttpServletResponse response,
+			HttpMessageConverter<?> converter) throws IOException {
+		RateLimitResponses responses = this.handler.responses();
+		ProblemDetail problem;
+		if (ex instanceof RateLimitUnavailableException unavailable) {
+			problem = responses.unavailable(unavailable, response::setHeader);
+			response.setStatus(responses.unavailableStatus().value());
 		}
+		else {
+			problem = responses.exceeded(ex, response::setHeader);
+			response.setStatus(HttpStatus.TOO_MANY_REQUESTS.value());
+		}
+		writeBody(problem, MediaType.APPLICATION_PROBLEM_JSON, request, response, converter);
+	}
+
+	/** Write the answer of a subclass of the handler, as Spring MVC would. */
+	private void write(ResponseEntity<ProblemDetail> entity, HttpServletRequest request, HttpServletResponse response,
+			HttpMessageConverter<?> converter) throws IOException {
 		ServletServerHttpResponse output = new ServletServerHttpResponse(response);
 		HttpHeaders headers = output.getHeaders();
 		entity.getHeaders().forEach(headers::put);
 		response.setStatus(entity.getStatusCode().value());
-		MediaType contentType = entity.getHeaders().getContentType().removeQualityValue();
+		writeBody(entity.getBody(), entity.getHeaders().getContentType().removeQualityValue(), request, response,
+				converter);
+	}
+
+	private void writeBody(ProblemDetail problem, MediaType contentType, HttpServletRequest request,
+			HttpServletResponse response, HttpMessageConverter<?> converter) throws IOException {
+		if (problem.getInstance() == null) {
+			problem.setInstance(URI.create(request.getRequestURI()));
+		}
+		Body body = body(problem, contentType, converter);
+		for (String[] header : body.headers()) {
+			response.setHeader(header[0], header[1]);
+		}
+		OutputStream stream = response.getOutputStream();
+		stream.write(body.bytes());
+		stream.flush();
+		response.flushBuffer();
+	}
+
+	/**
+	 * Return the bytes of a problem as the converter writes them, serialized once per
+	 * distinct problem: under a flood of rejections the problems repeat (the same limit,
+	 * path and seconds to wait), so most rejections write bytes already made.
+	 */
+	private Body body(ProblemDetail problem, MediaType contentType, HttpMessageConverter<?> converter)
+			throws IOException {
+		BodyKey key = new BodyKey(problem, contentType);
+		Body body = this.bodies.get(key);
+		if (body == null) {
+			body = serialize(problem, contentType, converter);
+			if (this.bodies.size() >= MAX_BODIES) {
+				this.bodies.clear();
+			}
+			// A copy of the problem as the key: the caller's stays the caller's.
+			this.bodies.put(new BodyKey(copy(problem), contentType), body);
+		}
+		return body;
+	}
+
+	@SuppressWarnings({ "unchecked", "rawtypes" })
+	private static Body serialize(ProblemDetail problem, MediaType contentType, HttpMessageConverter<?> converter)
+			throws IOException {
+		ByteArrayOutputStream bytes = new ByteArrayOutputStream(256);
+		HttpHeaders headers = new HttpHeaders();
+		headers.setContentType(contentType);
+		HttpOutputMessage message = new HttpOutputMessage() {
+
+			@Override
+			public OutputStream getBody() {
+				return bytes;
+			}
+
+			@Override
+			public HttpHeaders getHeaders() {
+				return headers;
+			}
+
+		};
 		if (converter instanceof GenericHttpMessageConverter generic) {
-			generic.write(problem, ProblemDetail.class, contentType, output);
+			generic.write(problem, ProblemDetail.class, contentType, message);
 		}
 		else if (converter instanceof SmartHttpMessageConverter smart) {
-			smart.write(problem, PROBLEM_TYPE, contentType, output, null);
+			smart.write(problem, PROBLEM_TYPE, contentType, message, null);
 		}
 		else {
-			((HttpMessageConverter) converter).write(problem, contentType, output);
+			((HttpMessageConverter) converter).write(problem, contentType, message);
 		}
-		output.flush();
+		List<String[]> written = new ArrayList<>();
+		headers.forEach((name, values) -> values.forEach((value) -> written.add(new String[] { name, value })));
+		return new Body(bytes.toByteArray(), List.copyOf(written));
+	}
+
+	private static ProblemDetail copy(ProblemDetail problem) {
+		ProblemDetail copy = ProblemDetail.forStatus(problem.getStatus());
+		copy.setType(problem.getType());
+		copy.setTitle(problem.getTitle());
+		copy.setDetail(problem.getDetail());
+		copy.setInstance(problem.getInstance());
+		if (problem.getProperties() != null) {
+			problem.getProperties().forEach(copy::setProperty);
+		}
+		return copy;
+	}
+
+	/** A problem and the type it is written as. */
+	private record BodyKey(ProblemDetail problem, MediaType contentType) {
+
+	}
+
+	/** The bytes of a problem and the headers its converter set, as name and value. */
+	private record Body(byte[] bytes, List<String[]> headers) {
+
 	}
 
 	/**
