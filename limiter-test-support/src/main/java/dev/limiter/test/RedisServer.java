@@ -37,6 +37,8 @@ public class RedisServer implements AutoCloseable {
 
 	private static volatile RedisServer shared;
 
+	private static final String SENTINEL_CONFIG = "sentinel.conf";
+
 	private final Path binary;
 
 	private final List<String> extraArguments;
@@ -225,10 +227,47 @@ public class RedisServer implements AutoCloseable {
 		}
 	}
 
+	/**
+	 * Start a Sentinel ({@code redis-server --sentinel}) on a free port, watching one
+	 * master; it keeps its state in a configuration file of its own, as Sentinel must.
+	 * @param masterName the name the Sentinels give the master
+	 * @param master the master to watch
+	 * @param quorum how many Sentinels must agree that the master is down
+	 * @param downAfter how long the master must be unreachable to count as down
+	 * @return the running Sentinel
+	 */
+	public static RedisServer startSentinel(String masterName, RedisServer master, int quorum, Duration downAfter) {
+		RedisServer sentinel = new RedisServer(binary(), freePort(), List.of());
+		try {
+			Files.writeString(sentinel.directory.resolve(SENTINEL_CONFIG),
+					String.join("\n",
+							"sentinel monitor " + masterName + " " + master.host() + " " + master.port() + " " + quorum,
+							"sentinel down-after-milliseconds " + masterName + " " + downAfter.toMillis(),
+							"sentinel failover-timeout " + masterName + " 10000",
+							"sentinel parallel-syncs " + masterName + " 1", ""));
+		}
+		catch (IOException ex) {
+			throw new IllegalStateException("Cannot write the Sentinel configuration", ex);
+		}
+		sentinel.startProcess();
+		return sentinel;
+	}
+
+	private boolean isSentinel() {
+		return Files.exists(this.directory.resolve(SENTINEL_CONFIG));
+	}
+
 	private synchronized void startProcess() {
-		List<String> command = new ArrayList<>(
-				List.of(this.binary.toString(), "--port", Integer.toString(this.port), "--bind", host(), "--save", "",
-						"--appendonly", "no", "--protected-mode", "no", "--dir", this.directory.toString()));
+		List<String> command = new ArrayList<>(List.of(this.binary.toString()));
+		if (isSentinel()) {
+			// Sentinel takes its configuration file first and rewrites it as it learns.
+			command.addAll(List.of(this.directory.resolve(SENTINEL_CONFIG).toString(), "--sentinel"));
+		}
+		command.addAll(List.of("--port", Integer.toString(this.port), "--bind", host(), "--protected-mode", "no",
+				"--dir", this.directory.toString()));
+		if (!isSentinel()) {
+			command.addAll(List.of("--save", "", "--appendonly", "no"));
+		}
 		command.addAll(this.extraArguments);
 		try {
 			this.process = new ProcessBuilder(command).redirectErrorStream(true)
