@@ -7,6 +7,7 @@ import io.lettuce.core.ClientOptions;
 import io.lettuce.core.SocketOptions;
 import io.lettuce.core.TimeoutOptions;
 import io.lettuce.core.cluster.ClusterClientOptions;
+import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
 import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.Delay;
 import org.springframework.data.redis.connection.RedisClusterConfiguration;
@@ -167,15 +168,55 @@ public final class LimiterConnectionFactories {
 		}
 	}
 
+	/**
+	 * The longest the limiter's cluster connection waits between adaptive topology
+	 * refreshes.
+	 */
+	static final int MAX_ADAPTIVE_REFRESH_SECONDS = 1;
+
 	static ClientOptions options(ClientOptions original, boolean cluster, Duration timeout) {
 		ClientOptions base = (original != null) ? original
 				: (cluster ? ClusterClientOptions.create() : ClientOptions.create());
 		SocketOptions socket = base.getSocketOptions().mutate().connectTimeout(timeout).build();
-		return base.mutate()
+		ClientOptions.Builder builder = base.mutate()
 			.autoReconnect(true)
 			.disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
 			.socketOptions(socket)
-			.timeoutOptions(TimeoutOptions.enabled(timeout))
+			.timeoutOptions(TimeoutOptions.enabled(timeout));
+		if (builder instanceof ClusterClientOptions.Builder clusterBuilder
+				&& base instanceof ClusterClientOptions clusterBase) {
+			clusterBuilder.topologyRefreshOptions(adaptive(clusterBase.getTopologyRefreshOptions()));
+		}
+		return builder.build();
+	}
+
+	/**
+	 * Return the application's topology refresh options with every adaptive trigger on
+	 * (at least the ones it chose, if any), at most one adaptive refresh per
+	 * {@value #MAX_ADAPTIVE_REFRESH_SECONDS} s. When a master fails over, its slots move
+	 * to the promoted replica: without a trigger, Lettuce learns that only from a
+	 * periodic refresh, if any, and the limiter decides by its failure policy meanwhile;
+	 * and a refresh triggered while the cluster has not promoted yet learns nothing, so
+	 * the next one must not wait long.
+	 */
+	static ClusterTopologyRefreshOptions adaptive(ClusterTopologyRefreshOptions refresh) {
+		ClusterTopologyRefreshOptions.Builder builder = ClusterTopologyRefreshOptions.builder();
+		if (refresh.getAdaptiveRefreshTriggers().isEmpty()) {
+			builder.enableAllAdaptiveRefreshTriggers();
+		}
+		else {
+			// At least the application's: Lettuce 7's builder starts with every trigger.
+			builder.enableAdaptiveRefreshTrigger(
+					refresh.getAdaptiveRefreshTriggers().toArray(ClusterTopologyRefreshOptions.RefreshTrigger[]::new));
+		}
+		Duration timeout = refresh.getAdaptiveRefreshTimeout();
+		Duration most = Duration.ofSeconds(MAX_ADAPTIVE_REFRESH_SECONDS);
+		return builder.adaptiveRefreshTriggersTimeout((timeout.compareTo(most) > 0) ? most : timeout)
+			.refreshTriggersReconnectAttempts(refresh.getRefreshTriggersReconnectAttempts())
+			.dynamicRefreshSources(refresh.useDynamicRefreshSources())
+			.closeStaleConnections(refresh.isCloseStaleConnections())
+			.enablePeriodicRefresh(refresh.isPeriodicRefreshEnabled())
+			.refreshPeriod(refresh.getRefreshPeriod())
 			.build();
 	}
 

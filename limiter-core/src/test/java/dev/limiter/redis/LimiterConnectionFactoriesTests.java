@@ -5,6 +5,7 @@ import java.util.List;
 
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.cluster.ClusterClientOptions;
+import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
 import io.lettuce.core.resource.ClientResources;
 import org.junit.jupiter.api.Test;
 import org.springframework.data.redis.connection.RedisClusterConfiguration;
@@ -73,6 +74,47 @@ class LimiterConnectionFactoriesTests {
 		finally {
 			dedicated.destroy();
 		}
+	}
+
+	@Test
+	void refreshesAClustersTopologyOnEveryAdaptiveTriggerAtLeastEverySecond() {
+		// No trigger on Lettuce 6 (adaptive refresh is opt-in there), Lettuce's default
+		// ones on 7.
+		ClusterTopologyRefreshOptions none = ClusterTopologyRefreshOptions.builder()
+			.adaptiveRefreshTriggersTimeout(Duration.ofSeconds(30))
+			.enablePeriodicRefresh(Duration.ofMinutes(5))
+			.build();
+		LettuceConnectionFactory application = new LettuceConnectionFactory(
+				new RedisClusterConfiguration(List.of("127.0.0.1:7000")),
+				LettuceClientConfiguration.builder()
+					.clientOptions(ClusterClientOptions.builder().topologyRefreshOptions(none).build())
+					.build());
+		LettuceConnectionFactory dedicated = LimiterConnectionFactories.dedicated(application, this.timeout);
+		try {
+			ClusterTopologyRefreshOptions refresh = ((ClusterClientOptions) dedicated.getClientConfiguration()
+				.getClientOptions()
+				.orElseThrow()).getTopologyRefreshOptions();
+			assertThat(refresh.getAdaptiveRefreshTriggers())
+				.containsExactlyInAnyOrder(ClusterTopologyRefreshOptions.RefreshTrigger.values());
+			assertThat(refresh.getAdaptiveRefreshTimeout()).isEqualTo(Duration.ofSeconds(1));
+			assertThat(refresh.isPeriodicRefreshEnabled()).isTrue();
+			assertThat(refresh.getRefreshPeriod()).isEqualTo(Duration.ofMinutes(5));
+		}
+		finally {
+			dedicated.destroy();
+		}
+	}
+
+	@Test
+	void keepsTheTriggersAndAShorterTimeoutAnApplicationChose() {
+		ClusterTopologyRefreshOptions chosen = ClusterTopologyRefreshOptions.builder()
+			.enableAdaptiveRefreshTrigger(ClusterTopologyRefreshOptions.RefreshTrigger.MOVED_REDIRECT)
+			.adaptiveRefreshTriggersTimeout(Duration.ofMillis(200))
+			.build();
+		ClusterTopologyRefreshOptions refresh = LimiterConnectionFactories.adaptive(chosen);
+		assertThat(refresh.getAdaptiveRefreshTriggers())
+			.contains(ClusterTopologyRefreshOptions.RefreshTrigger.MOVED_REDIRECT);
+		assertThat(refresh.getAdaptiveRefreshTimeout()).isEqualTo(Duration.ofMillis(200));
 	}
 
 	@Test

@@ -16,7 +16,6 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.mock.web.MockHttpServletResponse;
 import org.springframework.test.web.servlet.MockMvc;
-import org.springframework.util.ClassUtils;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.RestController;
 import org.springframework.web.servlet.config.annotation.EnableWebMvc;
@@ -24,6 +23,7 @@ import org.springframework.web.servlet.config.annotation.EnableWebMvc;
 import dev.limiter.annotation.RateLimit;
 import dev.limiter.autoconfigure.LimiterAutoConfiguration;
 import dev.limiter.store.LimiterRedisConnection;
+import dev.limiter.test.BootRedisAutoConfiguration;
 import dev.limiter.test.RedisCluster;
 import dev.limiter.test.RedisServer;
 
@@ -37,11 +37,6 @@ import static org.springframework.test.web.servlet.request.MockMvcRequestBuilder
  * method and hostile user names, no {@code CROSSSLOT}, exact counts.
  */
 class RedisClusterWebIntegrationTests {
-
-	/** Spring Boot 4's and 3.5's Redis auto-configuration, whichever is present. */
-	private static final String[] REDIS_AUTO_CONFIGURATIONS = {
-			"org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration",
-			"org.springframework.boot.autoconfigure.data.redis.RedisAutoConfiguration" };
 
 	private static RedisCluster cluster;
 
@@ -95,7 +90,7 @@ class RedisClusterWebIntegrationTests {
 
 	private static WebApplicationContextRunner contextRunner() {
 		return new WebApplicationContextRunner()
-			.withConfiguration(AutoConfigurations.of(redisAutoConfiguration(), AopAutoConfiguration.class,
+			.withConfiguration(AutoConfigurations.of(BootRedisAutoConfiguration.type(), AopAutoConfiguration.class,
 					LimiterAutoConfiguration.class))
 			.withUserConfiguration(ClusterConfiguration.class)
 			.withPropertyValues("spring.data.redis.cluster.nodes=" + String.join(",", cluster.addresses()),
@@ -103,15 +98,6 @@ class RedisClusterWebIntegrationTests {
 					// Generous: this test is about slots and counts, not timeouts; a cold
 					// JVM's first cluster connection takes longer than the default.
 					"limiter.timeout=2s");
-	}
-
-	private static Class<?> redisAutoConfiguration() {
-		for (String name : REDIS_AUTO_CONFIGURATIONS) {
-			if (ClassUtils.isPresent(name, null)) {
-				return ClassUtils.resolveClassName(name, null);
-			}
-		}
-		throw new IllegalStateException("No Spring Boot Redis auto-configuration on the classpath");
 	}
 
 	private static List<String> keys() {

@@ -1,9 +1,11 @@
 package dev.limiter.test;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.BooleanSupplier;
 
 /**
  * A real Redis Cluster of {@code redis-server} processes in cluster mode on free ports,
@@ -15,8 +17,15 @@ public final class RedisCluster implements AutoCloseable {
 
 	private final List<RedisServer> nodes;
 
-	private RedisCluster(List<RedisServer> nodes) {
+	/**
+	 * How many of the nodes are replicas: the last ones, node {@code i + replicas} of
+	 * master {@code i}.
+	 */
+	private final int replicas;
+
+	private RedisCluster(List<RedisServer> nodes, int replicas) {
 		this.nodes = nodes;
+		this.replicas = replicas;
 	}
 
 	/**
@@ -25,12 +34,28 @@ public final class RedisCluster implements AutoCloseable {
 	 * @return the running cluster
 	 */
 	public static RedisCluster start(int masters) {
+		return start(masters, 0, Duration.ofSeconds(5));
+	}
+
+	/**
+	 * Start a cluster whose masters each have a replica, and wait until every node
+	 * reports {@code cluster_state:ok} and every replica is in sync with its master; a
+	 * master that stops answering for the node timeout is replaced by its replica.
+	 * @param masters how many masters, at least 3
+	 * @param nodeTimeout how long a node may stay silent before the cluster fails it over
+	 * @return the running cluster
+	 */
+	public static RedisCluster startWithReplicas(int masters, Duration nodeTimeout) {
+		return start(masters, masters, nodeTimeout);
+	}
+
+	private static RedisCluster start(int masters, int replicas, Duration nodeTimeout) {
 		List<RedisServer> nodes = new ArrayList<>();
 		try {
-			for (int i = 0; i < masters; i++) {
+			for (int i = 0; i < masters + replicas; i++) {
 				int port = RedisServer.freePort();
 				nodes.add(RedisServer.startProcess(port, "--cluster-enabled", "yes", "--cluster-config-file",
-						"nodes-" + port + ".conf", "--cluster-node-timeout", "5000"));
+						"nodes-" + port + ".conf", "--cluster-node-timeout", Long.toString(nodeTimeout.toMillis())));
 			}
 			for (int i = 0; i < masters; i++) {
 				int from = i * SLOTS / masters;
@@ -42,11 +67,21 @@ public final class RedisCluster implements AutoCloseable {
 				expectOk(nodes.get(i).command(command.toArray(String[]::new)));
 			}
 			RedisServer first = nodes.get(0);
-			for (int i = 1; i < masters; i++) {
+			for (int i = 1; i < nodes.size(); i++) {
 				expectOk(first.command("CLUSTER", "MEET", nodes.get(i).host(), Integer.toString(nodes.get(i).port())));
 			}
-			RedisCluster cluster = new RedisCluster(nodes);
+			RedisCluster cluster = new RedisCluster(nodes, replicas);
+			cluster.awaitKnown();
+			for (int i = 0; i < replicas; i++) {
+				String masterId = String.valueOf(nodes.get(i).command("CLUSTER", "MYID"));
+				expectOk(nodes.get(masters + i).command("CLUSTER", "REPLICATE", masterId));
+			}
 			cluster.awaitOk();
+			for (int i = 0; i < replicas; i++) {
+				RedisServer replica = nodes.get(masters + i);
+				await("replica " + replica.port() + " to sync",
+						() -> String.valueOf(replica.command("INFO", "replication")).contains("master_link_status:up"));
+			}
 			return cluster;
 		}
 		catch (RuntimeException ex) {
@@ -59,6 +94,48 @@ public final class RedisCluster implements AutoCloseable {
 		if (!"OK".equals(reply)) {
 			throw new IllegalStateException("Cluster set-up failed: " + reply);
 		}
+	}
+
+	private void awaitKnown() {
+		await("every node to know every other", () -> {
+			for (RedisServer node : this.nodes) {
+				if (String.valueOf(node.command("CLUSTER", "NODES")).lines().count() != this.nodes.size()) {
+					return false;
+				}
+			}
+			return true;
+		});
+	}
+
+	private static void await(String what, BooleanSupplier condition) {
+		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+		while (System.nanoTime() < deadline) {
+			if (condition.getAsBoolean()) {
+				return;
+			}
+			LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(50));
+		}
+		throw new IllegalStateException("Timed out after 30s waiting for " + what);
+	}
+
+	/**
+	 * Wait until the cluster serves every slot again after a master died: its replica
+	 * promoted and every live node reporting {@code cluster_state:ok}.
+	 * @param dead the master that died
+	 */
+	public void awaitFailover(RedisServer dead) {
+		RedisServer replica = this.nodes.get(this.nodes.indexOf(dead) + this.replicas);
+		await("the cluster to promote " + replica.port() + ", the replica of " + dead.port(), () -> {
+			if (!String.valueOf(replica.command("INFO", "replication")).contains("role:master")) {
+				return false;
+			}
+			for (RedisServer node : this.nodes) {
+				if (node != dead && !String.valueOf(node.command("CLUSTER", "INFO")).contains("cluster_state:ok")) {
+					return false;
+				}
+			}
+			return true;
+		});
 	}
 
 	private void awaitOk() {
@@ -78,8 +155,20 @@ public final class RedisCluster implements AutoCloseable {
 		throw new IllegalStateException("Redis Cluster did not reach cluster_state:ok in 30s");
 	}
 
+	/**
+	 * Return every node, the masters first.
+	 * @return the nodes
+	 */
 	public List<RedisServer> nodes() {
 		return this.nodes;
+	}
+
+	/**
+	 * Return the masters the cluster started with.
+	 * @return the first masters
+	 */
+	public List<RedisServer> masters() {
+		return this.nodes.subList(0, this.nodes.size() - this.replicas);
 	}
 
 	/**
