@@ -138,7 +138,8 @@ final class FailoverLoad {
 			}
 			most = Math.max(most, to - from + 1);
 		}
-		long exactAfter = Math.max(0, this.lastUnexactEnd.get() - faultAt);
+		long lastUnexact = this.lastUnexactEnd.get();
+		long exactAfter = (lastUnexact == Long.MIN_VALUE) ? 0 : Math.max(0, lastUnexact - faultAt);
 		return new Figures(this.calls.get(), this.errors.get(), this.degradedAdmissions.get(),
 				TimeUnit.NANOSECONDS.toMillis(this.slowestNanos.get()), TimeUnit.NANOSECONDS.toMillis(exactAfter), most,
 				Math.max(0, most - this.limit.threshold()));

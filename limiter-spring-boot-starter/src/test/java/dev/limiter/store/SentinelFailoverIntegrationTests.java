@@ -59,7 +59,10 @@ class SentinelFailoverIntegrationTests {
 			.withConfiguration(AutoConfigurations.of(BootRedisAutoConfiguration.type(), LimiterAutoConfiguration.class))
 			.withPropertyValues("spring.data.redis.sentinel.master=" + RedisSentinels.MASTER_NAME,
 					"spring.data.redis.sentinel.nodes=" + String.join(",", redis.sentinelAddresses()),
-					"limiter.timeout=200ms")
+					"limiter.timeout=200ms",
+					// Every call to Redis: the blocked-until cache would answer most of
+					// them.
+					"limiter.local-cache.enabled=false")
 			.run((context) -> {
 				assertThat(context.getBean(LettuceConnectionFactory.class).isRedisSentinelAware()).isTrue();
 				assertThat(context.getBean(LimiterRedisConnection.class).isDedicated()).isTrue();

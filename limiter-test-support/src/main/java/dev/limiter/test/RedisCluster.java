@@ -138,6 +138,39 @@ public final class RedisCluster implements AutoCloseable {
 		});
 	}
 
+	/**
+	 * Move a slot and its keys from one master to another, the way {@code redis-cli
+	 * --cluster reshard} does: mark it importing and migrating, {@code MIGRATE} its keys,
+	 * then give it to the new master on every node. Clients meanwhile get {@code ASK}
+	 * redirects for moved keys, then {@code MOVED}.
+	 * @param slot the slot
+	 * @param from the master that serves it now
+	 * @param to the master that serves it afterwards
+	 */
+	public void migrateSlot(int slot, RedisServer from, RedisServer to) {
+		String fromId = String.valueOf(from.command("CLUSTER", "MYID"));
+		String toId = String.valueOf(to.command("CLUSTER", "MYID"));
+		String number = Integer.toString(slot);
+		expectOk(to.command("CLUSTER", "SETSLOT", number, "IMPORTING", fromId));
+		expectOk(from.command("CLUSTER", "SETSLOT", number, "MIGRATING", toId));
+		while (true) {
+			List<?> keys = (List<?>) from.command("CLUSTER", "GETKEYSINSLOT", number, "100");
+			if (keys.isEmpty()) {
+				break;
+			}
+			List<String> migrate = new ArrayList<>(
+					List.of("MIGRATE", to.host(), Integer.toString(to.port()), "", "0", "5000", "KEYS"));
+			keys.forEach((key) -> migrate.add(key.toString()));
+			expectOk(from.command(migrate.toArray(String[]::new)));
+		}
+		// The new owner first, then the old one, then the rest, as Redis's guide says.
+		List<RedisServer> order = new ArrayList<>(List.of(to, from));
+		masters().stream().filter((node) -> !order.contains(node)).forEach(order::add);
+		for (RedisServer node : order) {
+			expectOk(node.command("CLUSTER", "SETSLOT", number, "NODE", toId));
+		}
+	}
+
 	private void awaitOk() {
 		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
 		while (System.nanoTime() < deadline) {
