@@ -205,6 +205,20 @@ public final class RedisCluster implements AutoCloseable {
 	}
 
 	/**
+	 * Return the first master that holds any key, such as the one whose slot holds a
+	 * test's only key.
+	 * @return the master
+	 */
+	public RedisServer masterHoldingKeys() {
+		for (RedisServer master : masters()) {
+			if ((Long) master.command("DBSIZE") > 0) {
+				return master;
+			}
+		}
+		throw new IllegalStateException("No master holds a key");
+	}
+
+	/**
 	 * Return the nodes as {@code host:port} strings, as
 	 * {@code spring.data.redis.cluster.nodes} takes them.
 	 * @return the node addresses
