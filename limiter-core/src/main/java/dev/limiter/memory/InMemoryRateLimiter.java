@@ -10,8 +10,12 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
 
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
 import dev.limiter.AbstractRateLimiter;
 import dev.limiter.Decision;
+import dev.limiter.FailurePolicy;
 import dev.limiter.Limit;
 import dev.limiter.Usage;
 
@@ -22,12 +26,37 @@ import dev.limiter.Usage;
  * <p>
  * Thread-safe: each key is decided under its own lock. Memory is bounded: a log holds at
  * most its threshold of entries, a bucketed window its slices, a token bucket one number,
- * and keys whose windows have emptied are evicted by a sweep that runs, amortized, as
- * calls come in.
+ * keys whose windows have emptied are evicted by a sweep that runs, amortized, as calls
+ * come in, and at most {@link #DEFAULT_MAXIMUM_KEYS} keys (or the maximum given) are held
+ * at once, give or take one per concurrent caller.
+ * <p>
+ * When the limiter holds its maximum of keys whose windows are still live, a call of a
+ * key it does not hold is admitted without being counted: a degraded decision, as
+ * {@link FailurePolicy#FAIL_OPEN} gives when a store cannot answer, so it carries no
+ * quota and is counted as degraded by the starter's metrics; a warning says so at most
+ * once a minute, and {@link #untrackedAdmissions()} counts them. Keys it holds stay
+ * limited. Rejecting instead would lock out every new caller while a flood of distinct
+ * keys lasts, and evicting live keys would let such a flood erase other callers' counts.
  */
 public final class InMemoryRateLimiter extends AbstractRateLimiter {
 
+	/** The most keys held at once when no maximum is given. */
+	public static final int DEFAULT_MAXIMUM_KEYS = 100_000;
+
 	private static final int MIN_SWEEP_INTERVAL = 1024;
+
+	private static final long WARNING_INTERVAL_NANOS = 60_000_000_000L;
+
+	private static final Logger logger = LoggerFactory.getLogger(InMemoryRateLimiter.class);
+
+	private final int maximumKeys;
+
+	private final AtomicLong untracked = new AtomicLong();
+
+	/** While the limiter is full, the earliest time (µs) a held key can expire. */
+	private volatile long fullUntil = Long.MIN_VALUE;
+
+	private volatile long nextWarning = Long.MIN_VALUE;
 
 	private final Clock clock;
 
@@ -52,16 +81,33 @@ public final class InMemoryRateLimiter extends AbstractRateLimiter {
 	 * @param countRejected whether rejected calls are recorded too
 	 */
 	public InMemoryRateLimiter(Clock clock, boolean countRejected) {
+		this(clock, countRejected, DEFAULT_MAXIMUM_KEYS);
+	}
+
+	/**
+	 * Create a limiter that holds at most a given number of keys.
+	 * @param clock the clock that places calls in their windows
+	 * @param countRejected whether rejected calls are recorded too
+	 * @param maximumKeys the most keys held at once, at least 1
+	 */
+	public InMemoryRateLimiter(Clock clock, boolean countRejected, int maximumKeys) {
 		if (clock == null) {
 			throw new IllegalArgumentException("clock must not be null");
 		}
+		if (maximumKeys < 1) {
+			throw new IllegalArgumentException("maximumKeys must be at least 1, was " + maximumKeys);
+		}
 		this.clock = clock;
 		this.countRejected = countRejected;
+		this.maximumKeys = maximumKeys;
 	}
 
 	@Override
 	protected Decision doAcquire(String key, long permits, List<Limit> limits) {
 		long now = epochMicros(this.clock);
+		if (this.entries.size() >= this.maximumKeys && !this.entries.containsKey(key) && !roomAfterSweep(now)) {
+			return untracked(key, limits, now);
+		}
 		Decision decision = withEntry(key, (entry) -> entry.acquire(now, permits, limits, this.countRejected));
 		if (this.calls.incrementAndGet() >= this.nextSweep) {
 			sweep(now);
@@ -104,6 +150,40 @@ public final class InMemoryRateLimiter extends AbstractRateLimiter {
 	}
 
 	/**
+	 * Return how many calls were admitted without being counted because the limiter held
+	 * its maximum of live keys.
+	 * @return the number of such calls since the limiter was created
+	 */
+	public long untrackedAdmissions() {
+		return this.untracked.get();
+	}
+
+	/**
+	 * Sweep when a full limiter may have expired keys to drop: not before the earliest
+	 * held key can expire, so that a limiter full of live keys does not scan them all on
+	 * every call.
+	 */
+	private boolean roomAfterSweep(long now) {
+		if (now < this.fullUntil) {
+			return false;
+		}
+		sweep(now);
+		return this.entries.size() < this.maximumKeys;
+	}
+
+	private Decision untracked(String key, List<Limit> limits, long now) {
+		this.untracked.incrementAndGet();
+		long nanos = System.nanoTime();
+		if (nanos - this.nextWarning >= 0 || this.nextWarning == Long.MIN_VALUE) {
+			this.nextWarning = nanos + WARNING_INTERVAL_NANOS;
+			logger.warn("The in-memory rate limiter holds its maximum of {} live keys: calls of other keys are "
+					+ "admitted without being counted until held keys expire ({} so far; this warning repeats at "
+					+ "most once a minute)", this.maximumKeys, this.untracked.get());
+		}
+		return Decision.allowed(limits.get(0), -1, Duration.ZERO, now).decidedBy(FailurePolicy.FAIL_OPEN);
+	}
+
+	/**
 	 * Return how many keys are held.
 	 * @return the number of keys with a log that is not known to be empty
 	 */
@@ -128,6 +208,7 @@ public final class InMemoryRateLimiter extends AbstractRateLimiter {
 
 	private void sweep(long now) {
 		this.nextSweep = this.calls.get() + Math.max(MIN_SWEEP_INTERVAL, this.entries.size());
+		long earliest = Long.MAX_VALUE;
 		for (Iterator<Map.Entry<String, Entry>> iterator = this.entries.entrySet().iterator(); iterator.hasNext();) {
 			Entry entry = iterator.next().getValue();
 			synchronized (entry) {
@@ -135,8 +216,12 @@ public final class InMemoryRateLimiter extends AbstractRateLimiter {
 					entry.evicted = true;
 					iterator.remove();
 				}
+				else {
+					earliest = Math.min(earliest, entry.expiresAt);
+				}
 			}
 		}
+		this.fullUntil = (this.entries.size() >= this.maximumKeys) ? earliest : Long.MIN_VALUE;
 	}
 
 	/**

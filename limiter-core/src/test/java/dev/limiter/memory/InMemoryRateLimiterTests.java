@@ -7,12 +7,15 @@ import java.util.List;
 
 import org.junit.jupiter.api.Test;
 
+import dev.limiter.Decision;
+import dev.limiter.FailurePolicy;
 import dev.limiter.Limit;
 import dev.limiter.RateLimiter;
 import dev.limiter.RateLimiterContractTests;
 import dev.limiter.test.MutableClock;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 
 class InMemoryRateLimiterTests extends RateLimiterContractTests {
 
@@ -69,6 +72,35 @@ class InMemoryRateLimiterTests extends RateLimiterContractTests {
 		}
 		clock.advance(Duration.ofSeconds(10));
 		assertThat(limiter.acquire("flood", limit).isAllowed()).isTrue();
+	}
+
+	@Test
+	void aFullLimiterAdmitsUnheldKeysAsDegradedAndKeepsLimitingTheHeldOnes() {
+		MutableClock clock = MutableClock.startingNow();
+		InMemoryRateLimiter limiter = new InMemoryRateLimiter(clock, false, 3);
+		Limit limit = Limit.of(1, Duration.ofSeconds(10));
+		for (String key : List.of("a", "b", "c")) {
+			assertThat(limiter.acquire(key, limit).isDegraded()).isFalse();
+		}
+		Decision untracked = limiter.acquire("d", limit);
+		assertThat(untracked.isAllowed()).isTrue();
+		assertThat(untracked.isDegraded()).isTrue();
+		assertThat(untracked.policy()).isEqualTo(FailurePolicy.FAIL_OPEN);
+		assertThat(untracked.remaining()).isEqualTo(-1);
+		assertThat(limiter.acquire("d", limit).isAllowed()).as("d is not counted").isTrue();
+		assertThat(limiter.untrackedAdmissions()).isEqualTo(2);
+		assertThat(limiter.size()).isEqualTo(3);
+		assertThat(limiter.acquire("a", limit).isAllowed()).as("held keys stay limited").isFalse();
+		clock.advance(Duration.ofSeconds(10));
+		Decision counted = limiter.acquire("d", limit);
+		assertThat(counted.isDegraded()).as("room once held keys expire").isFalse();
+		assertThat(limiter.acquire("d", limit).isAllowed()).isFalse();
+	}
+
+	@Test
+	void aMaximumBelowOneIsRefused() {
+		assertThatIllegalArgumentException().isThrownBy(() -> new InMemoryRateLimiter(Clock.systemUTC(), false, 0))
+			.withMessageContaining("maximumKeys");
 	}
 
 }

@@ -2,6 +2,7 @@ package dev.limiter.store;
 
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryMXBean;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -23,9 +24,12 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
+import dev.limiter.Decision;
+import dev.limiter.Limit;
 import dev.limiter.RateLimitExceededException;
 import dev.limiter.annotation.RateLimit;
 import dev.limiter.autoconfigure.LimiterAutoConfiguration;
+import dev.limiter.memory.InMemoryRateLimiter;
 import dev.limiter.test.BootRedisAutoConfiguration;
 import dev.limiter.test.RedisServer;
 
@@ -205,6 +209,32 @@ class FloodIntegrationTests {
 			return new Callers();
 		}
 
+	}
+
+	@Test
+	void theInMemoryStoreHoldsAtMostItsMaximumOfKeysAndSaysWhatItAdmitsBeyond() {
+		int maximum = InMemoryRateLimiter.DEFAULT_MAXIMUM_KEYS;
+		InMemoryRateLimiter limiter = new InMemoryRateLimiter(Clock.systemUTC(), false);
+		Limit limit = Limit.of(1, WINDOW);
+		long heapBefore = heapAfterGc();
+		long degraded = 0;
+		for (int i = 0; i < CALLERS; i++) {
+			Decision decision = limiter.acquire("caller-" + i, limit);
+			assertThat(decision.isAllowed()).isTrue();
+			if (decision.isDegraded()) {
+				degraded++;
+			}
+		}
+		long heapFull = heapAfterGc();
+		System.out.printf(
+				"in-memory flood: %d callers, maximum %d keys: %d held, %d admitted without being counted; "
+						+ "heap after GC %d MB before, %d MB full (%d bytes per held key)%n",
+				CALLERS, maximum, limiter.size(), limiter.untrackedAdmissions(), mb(heapBefore), mb(heapFull),
+				(heapFull - heapBefore) / limiter.size());
+		assertThat(limiter.size()).isEqualTo(maximum);
+		assertThat(degraded).isEqualTo(limiter.untrackedAdmissions()).isEqualTo(CALLERS - maximum);
+		// Held keys stay limited.
+		assertThat(limiter.acquire("caller-0", limit).isAllowed()).isFalse();
 	}
 
 }
