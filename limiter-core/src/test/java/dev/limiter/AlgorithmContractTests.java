@@ -303,4 +303,65 @@ public abstract class AlgorithmContractTests {
 		}
 	}
 
+	/**
+	 * Random concurrent schedules: random thresholds, slices and permits, callers racing
+	 * on two instances. Within a window nothing leaves (an hour), so every algorithm's
+	 * promise is the same two bounds: the admitted permits never exceed the threshold,
+	 * and a call of {@code p} permits is rejected only when at least
+	 * {@code threshold - p + 1} were admitted, by then or later.
+	 */
+	@ParameterizedTest
+	@EnumSource(Algorithm.class)
+	void randomConcurrentSchedulesNeitherOverAdmitNorRejectFalsely(Algorithm algorithm) throws Exception {
+		List<RateLimiter> instances = instances(2);
+		long seed = Long.getLong(RateLimiterContractTests.SCHEDULES_PROPERTY + ".seed", System.nanoTime());
+		Random random = new Random(seed);
+		int schedules = Math.max(20, schedules() / 50);
+		ExecutorService executor = Executors.newFixedThreadPool(8);
+		try {
+			for (int schedule = 0; schedule < schedules; schedule++) {
+				long threshold = 1 + random.nextInt(50);
+				Limit limit = Limit.of("race", threshold, Duration.ofHours(1))
+					.withAlgorithm(algorithm)
+					.withSlices(1 + random.nextInt(60));
+				String key = "race-" + algorithm + "-" + seed + "-" + schedule;
+				int calls = 1 + random.nextInt((int) threshold * 3);
+				long[] permits = new long[calls];
+				CountDownLatch start = new CountDownLatch(1);
+				List<Future<Boolean>> answers = new ArrayList<>();
+				for (int i = 0; i < calls; i++) {
+					permits[i] = 1 + random.nextInt((int) Math.min(3, threshold));
+					RateLimiter instance = instances.get(i % instances.size());
+					long wanted = permits[i];
+					answers.add(executor.submit(() -> {
+						start.await();
+						return instance.acquire(key, wanted, List.of(limit)).isAllowed();
+					}));
+				}
+				start.countDown();
+				long admitted = 0;
+				long smallestRejected = Long.MAX_VALUE;
+				for (int i = 0; i < calls; i++) {
+					if (answers.get(i).get(30, TimeUnit.SECONDS)) {
+						admitted += permits[i];
+					}
+					else {
+						smallestRejected = Math.min(smallestRejected, permits[i]);
+					}
+				}
+				String context = algorithm + ", seed " + seed + ", schedule " + schedule + ", threshold " + threshold
+						+ ", " + calls + " calls";
+				assertThat(admitted).as("admitted permits, " + context).isLessThanOrEqualTo(threshold);
+				if (smallestRejected != Long.MAX_VALUE) {
+					assertThat(admitted)
+						.as("admitted permits despite a rejection of " + smallestRejected + ", " + context)
+						.isGreaterThanOrEqualTo(threshold - smallestRejected + 1);
+				}
+			}
+		}
+		finally {
+			executor.shutdownNow();
+		}
+	}
+
 }
