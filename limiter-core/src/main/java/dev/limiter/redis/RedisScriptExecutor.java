@@ -7,9 +7,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
@@ -25,6 +22,9 @@ import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
 import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import io.lettuce.core.codec.ByteArrayCodec;
+import io.netty.util.HashedWheelTimer;
+import io.netty.util.Timeout;
+import io.netty.util.Timer;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.ReturnType;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
@@ -141,7 +141,7 @@ public abstract class RedisScriptExecutor implements AutoCloseable {
 	static final class Lettuce extends RedisScriptExecutor {
 
 		/** Times the non-blocking calls; one daemon thread for every executor. */
-		private static final ScheduledExecutorService timer = timer();
+		private static final Timer timer = timer();
 
 		private final LettuceConnectionFactory factory;
 
@@ -231,9 +231,9 @@ public abstract class RedisScriptExecutor implements AutoCloseable {
 		 * Judge, without blocking, a call that may have no answer when it is due.
 		 */
 		private void watch(CompletableFuture<List<Long>> reply, long dueNanos, long deadline) {
-			ScheduledFuture<?> check = timer.schedule(() -> judge(reply, dueNanos, deadline),
+			Timeout check = timer.newTimeout((timeout) -> judge(reply, dueNanos, deadline),
 					dueNanos - System.nanoTime(), TimeUnit.NANOSECONDS);
-			reply.whenComplete((result, failure) -> check.cancel(false));
+			reply.whenComplete((result, failure) -> check.cancel());
 		}
 
 		private void judge(CompletableFuture<List<Long>> reply, long dueNanos, long deadline) {
@@ -256,12 +256,12 @@ public abstract class RedisScriptExecutor implements AutoCloseable {
 				reply.completeExceptionally(ex);
 				return;
 			}
-			ScheduledFuture<?> giveUp = timer.schedule(() -> {
+			Timeout giveUp = timer.newTimeout((timeout) -> {
 				caughtUp.complete(null);
 				reply.completeExceptionally(timedOut());
 			}, deadline - checked, TimeUnit.NANOSECONDS);
 			caughtUp.thenRun(() -> {
-				giveUp.cancel(false);
+				giveUp.cancel();
 				long now = System.nanoTime();
 				long wait = nextWait(reply, timerWasLate, checked, now, deadline);
 				if (wait <= 0) {
@@ -376,15 +376,19 @@ public abstract class RedisScriptExecutor implements AutoCloseable {
 			}
 		}
 
-		private static ScheduledExecutorService timer() {
-			ScheduledThreadPoolExecutor timer = new ScheduledThreadPoolExecutor(1, (task) -> {
+		/**
+		 * A hashed wheel with 1 ms ticks: scheduling and cancelling a check are lock-free
+		 * (a scheduled executor's queue takes a lock that event loops, which schedule and
+		 * cancel a check per call, would park on under load).
+		 */
+		private static Timer timer() {
+			HashedWheelTimer timer = new HashedWheelTimer((task) -> {
 				Thread thread = new Thread(task, "limiter-timer");
 				thread.setDaemon(true);
 				return thread;
-			});
-			// Most calls are answered long before they are due: drop their checks at
-			// once.
-			timer.setRemoveOnCancelPolicy(true);
+			}, 1, TimeUnit.MILLISECONDS, 512);
+			// Started here, not by the first call, which would wait for the thread.
+			timer.start();
 			return timer;
 		}
 
