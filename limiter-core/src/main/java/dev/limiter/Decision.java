@@ -57,6 +57,18 @@ public final class Decision {
 	}
 
 	/**
+	 * Create the decision for a call admitted without a store's count, as the
+	 * {@link FailurePolicy#FAIL_OPEN} policy admits it: no known quota.
+	 * @param limit the first limit of the call
+	 * @param decidedAtMicros the clock when it was admitted, in microseconds since the
+	 * epoch
+	 * @return the degraded decision
+	 */
+	public static Decision failedOpen(Limit limit, long decidedAtMicros) {
+		return allowed(limit, -1, Duration.ZERO, decidedAtMicros).decidedBy(FailurePolicy.FAIL_OPEN);
+	}
+
+	/**
 	 * Create the decision for a rejected call.
 	 * @param limit the limit that rejected the call (the one that frees up last)
 	 * @param remaining the permits left under that limit

@@ -1,7 +1,6 @@
 package dev.limiter.memory;
 
 import java.time.Clock;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
@@ -180,7 +179,7 @@ public final class InMemoryRateLimiter extends AbstractRateLimiter {
 					+ "admitted without being counted until held keys expire ({} so far; this warning repeats at "
 					+ "most once a minute)", this.maximumKeys, this.untracked.get());
 		}
-		return Decision.allowed(limits.get(0), -1, Duration.ZERO, now).decidedBy(FailurePolicy.FAIL_OPEN);
+		return Decision.failedOpen(limits.get(0), now);
 	}
 
 	/**

@@ -230,7 +230,7 @@ public final class ResilientRateLimiter extends AbstractRateLimiter {
 		}
 		// Fail open: an outage of the store must not take the application down with it.
 		Limit limit = limits.get(0);
-		return degraded(Decision.allowed(limit, -1, Duration.ZERO, nowMicros()), FailurePolicy.FAIL_OPEN);
+		return degraded(Decision.failedOpen(limit, nowMicros()), FailurePolicy.FAIL_OPEN);
 	}
 
 	private Decision degraded(Decision decision, FailurePolicy policy) {

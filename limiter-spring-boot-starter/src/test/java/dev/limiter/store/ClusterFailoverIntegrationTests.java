@@ -8,14 +8,10 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
-import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import dev.limiter.Limit;
 import dev.limiter.RateLimiter;
-import dev.limiter.autoconfigure.LimiterAutoConfiguration;
-import dev.limiter.test.BootRedisAutoConfiguration;
 import dev.limiter.test.RedisCluster;
 import dev.limiter.test.RedisServer;
 
@@ -51,13 +47,7 @@ class ClusterFailoverIntegrationTests {
 
 	@Test
 	void killedMasterFailsOverWithoutErrorsAndLimitingResumesExactly() {
-		new ApplicationContextRunner()
-			.withConfiguration(AutoConfigurations.of(BootRedisAutoConfiguration.type(), LimiterAutoConfiguration.class))
-			.withPropertyValues("spring.data.redis.cluster.nodes=" + String.join(",", cluster.addresses()),
-					"limiter.timeout=200ms",
-					// Every call to Redis: the blocked-until cache would answer most of
-					// them.
-					"limiter.local-cache.enabled=false")
+		FailoverLoad.application("spring.data.redis.cluster.nodes=" + String.join(",", cluster.addresses()))
 			.run((context) -> {
 				assertThat(context.getBean(LettuceConnectionFactory.class).isClusterAware()).isTrue();
 				assertThat(context.getBean(LimiterRedisConnection.class).isDedicated()).isTrue();

@@ -9,9 +9,14 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+
 import dev.limiter.Decision;
 import dev.limiter.Limit;
 import dev.limiter.RateLimiter;
+import dev.limiter.autoconfigure.LimiterAutoConfiguration;
+import dev.limiter.test.BootRedisAutoConfiguration;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -49,6 +54,20 @@ final class FailoverLoad {
 	private final AtomicLong lastUnexactEnd = new AtomicLong(Long.MIN_VALUE);
 
 	private final CountDownLatch stopped;
+
+	/**
+	 * Return the application these tests run: Spring Boot's Redis auto-configuration and
+	 * the starter, the limiter's timeout at 200 ms, and every call going to Redis (the
+	 * blocked-until cache would answer most of them).
+	 * @param redisProperties how the application finds Redis, as
+	 * {@code spring.data.redis.*} properties
+	 */
+	static ApplicationContextRunner application(String... redisProperties) {
+		return new ApplicationContextRunner()
+			.withConfiguration(AutoConfigurations.of(BootRedisAutoConfiguration.type(), LimiterAutoConfiguration.class))
+			.withPropertyValues(redisProperties)
+			.withPropertyValues("limiter.timeout=200ms", "limiter.local-cache.enabled=false");
+	}
 
 	FailoverLoad(RateLimiter limiter, Limit limit, int threads) {
 		this.limiter = limiter;

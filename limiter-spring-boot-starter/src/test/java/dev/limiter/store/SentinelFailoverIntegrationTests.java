@@ -8,14 +8,10 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
-import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import dev.limiter.Limit;
 import dev.limiter.RateLimiter;
-import dev.limiter.autoconfigure.LimiterAutoConfiguration;
-import dev.limiter.test.BootRedisAutoConfiguration;
 import dev.limiter.test.RedisSentinels;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -55,14 +51,9 @@ class SentinelFailoverIntegrationTests {
 
 	@Test
 	void killedMasterFailsOverWithoutErrorsAndLimitingResumesExactly() {
-		new ApplicationContextRunner()
-			.withConfiguration(AutoConfigurations.of(BootRedisAutoConfiguration.type(), LimiterAutoConfiguration.class))
-			.withPropertyValues("spring.data.redis.sentinel.master=" + RedisSentinels.MASTER_NAME,
-					"spring.data.redis.sentinel.nodes=" + String.join(",", redis.sentinelAddresses()),
-					"limiter.timeout=200ms",
-					// Every call to Redis: the blocked-until cache would answer most of
-					// them.
-					"limiter.local-cache.enabled=false")
+		FailoverLoad
+			.application("spring.data.redis.sentinel.master=" + RedisSentinels.MASTER_NAME,
+					"spring.data.redis.sentinel.nodes=" + String.join(",", redis.sentinelAddresses()))
 			.run((context) -> {
 				assertThat(context.getBean(LettuceConnectionFactory.class).isRedisSentinelAware()).isTrue();
 				assertThat(context.getBean(LimiterRedisConnection.class).isDedicated()).isTrue();

@@ -3,9 +3,6 @@ package dev.limiter.test;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
-import java.util.function.BooleanSupplier;
 
 /**
  * A real Redis Cluster of {@code redis-server} processes in cluster mode on free ports,
@@ -79,7 +76,7 @@ public final class RedisCluster implements AutoCloseable {
 			cluster.awaitOk();
 			for (int i = 0; i < replicas; i++) {
 				RedisServer replica = nodes.get(masters + i);
-				await("replica " + replica.port() + " to sync",
+				Await.until("replica " + replica.port() + " to sync", Await.DEFAULT_TIMEOUT,
 						() -> String.valueOf(replica.command("INFO", "replication")).contains("master_link_status:up"));
 			}
 			return cluster;
@@ -97,7 +94,7 @@ public final class RedisCluster implements AutoCloseable {
 	}
 
 	private void awaitKnown() {
-		await("every node to know every other", () -> {
+		Await.until("every node to know every other", Await.DEFAULT_TIMEOUT, () -> {
 			for (RedisServer node : this.nodes) {
 				if (String.valueOf(node.command("CLUSTER", "NODES")).lines().count() != this.nodes.size()) {
 					return false;
@@ -107,17 +104,6 @@ public final class RedisCluster implements AutoCloseable {
 		});
 	}
 
-	private static void await(String what, BooleanSupplier condition) {
-		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-		while (System.nanoTime() < deadline) {
-			if (condition.getAsBoolean()) {
-				return;
-			}
-			LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(50));
-		}
-		throw new IllegalStateException("Timed out after 30s waiting for " + what);
-	}
-
 	/**
 	 * Wait until the cluster serves every slot again after a master died: its replica
 	 * promoted and every live node reporting {@code cluster_state:ok}.
@@ -125,17 +111,19 @@ public final class RedisCluster implements AutoCloseable {
 	 */
 	public void awaitFailover(RedisServer dead) {
 		RedisServer replica = this.nodes.get(this.nodes.indexOf(dead) + this.replicas);
-		await("the cluster to promote " + replica.port() + ", the replica of " + dead.port(), () -> {
-			if (!String.valueOf(replica.command("INFO", "replication")).contains("role:master")) {
-				return false;
-			}
-			for (RedisServer node : this.nodes) {
-				if (node != dead && !String.valueOf(node.command("CLUSTER", "INFO")).contains("cluster_state:ok")) {
-					return false;
-				}
-			}
-			return true;
-		});
+		Await.until("the cluster to promote " + replica.port() + ", the replica of " + dead.port(),
+				Await.DEFAULT_TIMEOUT, () -> {
+					if (!String.valueOf(replica.command("INFO", "replication")).contains("role:master")) {
+						return false;
+					}
+					for (RedisServer node : this.nodes) {
+						if (node != dead
+								&& !String.valueOf(node.command("CLUSTER", "INFO")).contains("cluster_state:ok")) {
+							return false;
+						}
+					}
+					return true;
+				});
 	}
 
 	/**
@@ -172,20 +160,15 @@ public final class RedisCluster implements AutoCloseable {
 	}
 
 	private void awaitOk() {
-		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-		while (System.nanoTime() < deadline) {
+		Await.until("Redis Cluster to reach cluster_state:ok", Await.DEFAULT_TIMEOUT, () -> {
 			boolean ok = true;
 			for (RedisServer node : this.nodes) {
 				String info = String.valueOf(node.command("CLUSTER", "INFO"));
 				String nodes = String.valueOf(node.command("CLUSTER", "NODES"));
 				ok &= info.contains("cluster_state:ok") && nodes.lines().count() == this.nodes.size();
 			}
-			if (ok) {
-				return;
-			}
-			LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(50));
-		}
-		throw new IllegalStateException("Redis Cluster did not reach cluster_state:ok in 30s");
+			return ok;
+		});
 	}
 
 	/**

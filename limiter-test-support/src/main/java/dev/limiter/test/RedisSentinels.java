@@ -3,8 +3,6 @@ package dev.limiter.test;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
 
 /**
  * A replicated Redis under Sentinel, all real processes on free ports: a master, a
@@ -64,9 +62,9 @@ public final class RedisSentinels implements AutoCloseable {
 	}
 
 	private void awaitReady() {
-		await("the replica to sync with the master",
+		Await.until("the replica to sync with the master", Await.DEFAULT_TIMEOUT,
 				() -> String.valueOf(this.replica.command("INFO", "replication")).contains("master_link_status:up"));
-		await("every Sentinel to know the replica and the other Sentinels", () -> {
+		Await.until("every Sentinel to know the replica and the other Sentinels", Await.DEFAULT_TIMEOUT, () -> {
 			for (RedisServer sentinel : this.sentinels) {
 				Object replicas = sentinel.command("SENTINEL", "REPLICAS", MASTER_NAME);
 				String master = String.valueOf(sentinel.command("SENTINEL", "MASTER", MASTER_NAME));
@@ -86,7 +84,7 @@ public final class RedisSentinels implements AutoCloseable {
 	 * @param timeout how long to wait
 	 */
 	public void awaitMasterOtherThan(RedisServer former, Duration timeout) {
-		await("the Sentinels to promote a new master", timeout, () -> currentMasterPort() != former.port());
+		Await.until("the Sentinels to promote a new master", timeout, () -> currentMasterPort() != former.port());
 	}
 
 	/**
@@ -125,27 +123,6 @@ public final class RedisSentinels implements AutoCloseable {
 		this.sentinels.forEach(RedisServer::close);
 		this.replica.close();
 		this.master.close();
-	}
-
-	private static void await(String what, java.util.function.BooleanSupplier condition) {
-		await(what, Duration.ofSeconds(30), condition);
-	}
-
-	private static void await(String what, Duration timeout, java.util.function.BooleanSupplier condition) {
-		long deadline = System.nanoTime() + timeout.toNanos();
-		while (System.nanoTime() < deadline) {
-			try {
-				if (condition.getAsBoolean()) {
-					return;
-				}
-			}
-			catch (RuntimeException ex) {
-				// A server that is starting or failing over refuses a connection: ask
-				// again.
-			}
-			LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(50));
-		}
-		throw new IllegalStateException("Timed out after " + timeout + " waiting for " + what);
 	}
 
 }
