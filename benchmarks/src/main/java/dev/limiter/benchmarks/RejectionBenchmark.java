@@ -3,6 +3,9 @@ package dev.limiter.benchmarks;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -43,18 +46,24 @@ import org.springframework.web.servlet.mvc.method.annotation.ResponseBodyAdvice;
 import dev.limiter.RateLimiter;
 import dev.limiter.annotation.RateLimit;
 import dev.limiter.autoconfigure.LimiterAutoConfiguration;
+import dev.limiter.local.LocallyBlockingRateLimiter;
 import dev.limiter.memory.InMemoryRateLimiter;
+import dev.limiter.web.servlet.KnownRejectionInterceptor;
 
 /**
  * What Spring MVC's dispatch costs for a 429 next to a 200 of the same kind of endpoint
  * (the sample's {@code /search}: a request parameter in, a small JSON map out), with the
- * starter's auto-configuration and the in-memory store, through MockMvc: no sockets, no
- * Tomcat, no Redis, so the figure is the web layer's own work.
+ * starter's auto-configuration and the blocked-until cache in front of the in-memory
+ * store, through MockMvc: no sockets, no Tomcat, no Redis, so the figure is the web
+ * layer's own work. Every 429 is answered from the cache, as with Redis.
  * <p>
- * {@code answer=resolver} is the starter as it is ({@code RateLimitExceptionResolver}
- * writes the rejection); {@code answer=handler} adds a no-op {@code ResponseBodyAdvice},
- * which makes the resolver step aside, so the rejection goes through Spring MVC's
- * {@code @ExceptionHandler} resolution as before the resolver existed.
+ * {@code answer=early} is the starter as it is ({@code KnownRejectionInterceptor} throws
+ * the remembered rejection before argument resolution, {@code RateLimitExceptionResolver}
+ * writes it); {@code answer=resolver} replaces the interceptor with one that does
+ * nothing, so the rejection is thrown by the aspect; {@code answer=handler} also adds a
+ * no-op {@code ResponseBodyAdvice}, which makes the resolver step aside, so the rejection
+ * goes through Spring MVC's {@code @ExceptionHandler} resolution as before either
+ * existed.
  * <p>
  * {@code java -jar benchmarks/target/benchmarks.jar RejectionBenchmark -prof gc}
  */
@@ -66,7 +75,7 @@ import dev.limiter.memory.InMemoryRateLimiter;
 @Fork(1)
 public class RejectionBenchmark {
 
-	@Param({ "resolver", "handler" })
+	@Param({ "early", "resolver", "handler" })
 	public String answer;
 
 	private AnnotationConfigWebApplicationContext context;
@@ -83,6 +92,9 @@ public class RejectionBenchmark {
 		this.context = new AnnotationConfigWebApplicationContext();
 		this.context.setServletContext(new MockServletContext());
 		this.context.register(Web.class);
+		if (!this.answer.equals("early")) {
+			this.context.register(NoEarlyAnswer.class);
+		}
 		if (this.answer.equals("handler")) {
 			this.context.register(UnchangedBody.class);
 		}
@@ -144,7 +156,25 @@ public class RejectionBenchmark {
 
 		@Bean
 		RateLimiter rateLimiter() {
-			return new InMemoryRateLimiter();
+			return LocallyBlockingRateLimiter.wrap(new InMemoryRateLimiter()).build();
+		}
+
+	}
+
+	/** Leaves every rejection to the aspect. */
+	@Configuration(proxyBeanMethods = false)
+	static class NoEarlyAnswer {
+
+		@Bean
+		KnownRejectionInterceptor knownRejectionInterceptor() {
+			return new KnownRejectionInterceptor(() -> null) {
+
+				@Override
+				public boolean preHandle(HttpServletRequest request, HttpServletResponse response, Object handler) {
+					return true;
+				}
+
+			};
 		}
 
 	}

@@ -91,6 +91,15 @@ public final class LocallyBlockingRateLimiter extends AbstractRateLimiter {
 			.thenApply((decision) -> answered(cacheKey, permits, sentNanos, decision));
 	}
 
+	/**
+	 * Return the remembered rejection of the same call, as {@link #acquire} would answer
+	 * it now; {@code null} when none is remembered (the call has to reach the store).
+	 */
+	@Override
+	public Decision knownRejection(String key, long permits, List<Limit> limits) {
+		return blocked(new CacheKey(key, limits), permits, nanos(this.clock));
+	}
+
 	private Decision blocked(CacheKey cacheKey, long permits, long sentNanos) {
 		Block block = this.blocks.get(cacheKey);
 		if (block != null) {

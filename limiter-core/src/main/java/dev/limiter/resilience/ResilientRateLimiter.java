@@ -155,6 +155,19 @@ public final class ResilientRateLimiter extends AbstractRateLimiter {
 	}
 
 	/**
+	 * Return the store's known rejection of the call while the breaker is closed; an open
+	 * or probing breaker answers by its failure policy instead, so it knows none.
+	 */
+	@Override
+	public Decision knownRejection(String key, long permits, List<Limit> limits) {
+		if (this.breaker.state() != CircuitBreaker.State.CLOSED) {
+			return null;
+		}
+		Decision known = this.store.knownRejection(key, permits, limits);
+		return (known != null) ? answered(known) : null;
+	}
+
+	/**
 	 * Give back a decision's permits to the store; a store that cannot answer keeps them,
 	 * which only makes the limit stricter until they leave its window.
 	 */

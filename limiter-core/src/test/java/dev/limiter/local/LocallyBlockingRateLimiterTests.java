@@ -55,6 +55,28 @@ class LocallyBlockingRateLimiterTests {
 	}
 
 	@Test
+	void aKnownRejectionIsTheRememberedOneAndAsksNothing() {
+		assertThat(this.limiter.knownRejection("user", 1, List.of(TWO_PER_10S))).isNull();
+		this.limiter.acquire("user", TWO_PER_10S);
+		this.limiter.acquire("user", TWO_PER_10S);
+		assertThat(this.limiter.knownRejection("user", 1, List.of(TWO_PER_10S))).as("no rejection yet").isNull();
+		Decision fromStore = this.limiter.acquire("user", TWO_PER_10S);
+		assertThat(fromStore.isAllowed()).isFalse();
+		this.clock.advance(Duration.ofSeconds(4));
+		Decision known = this.limiter.knownRejection("user", 1, List.of(TWO_PER_10S));
+		assertThat(this.store.calls()).isEqualTo(3);
+		Decision acquired = this.limiter.acquire("user", TWO_PER_10S);
+		assertThat(known).usingRecursiveComparison().isEqualTo(acquired);
+		assertThat(known.retryAfter()).isEqualTo(Duration.ofSeconds(6));
+		assertThat(this.limiter.knownRejection("user", 2, List.of(TWO_PER_10S))).as("other permits").isNull();
+		assertThat(this.limiter.knownRejection("other", 1, List.of(TWO_PER_10S))).as("other key").isNull();
+		assertThat(this.limiter.knownRejection("user", 1, List.of(FIVE_PER_MINUTE))).as("other limits").isNull();
+		this.clock.advance(Duration.ofSeconds(6));
+		assertThat(this.limiter.knownRejection("user", 1, List.of(TWO_PER_10S))).as("block over").isNull();
+		assertThat(this.store.calls()).isEqualTo(3);
+	}
+
+	@Test
 	void neverRejectsACallTheStoreWouldAdmit() {
 		RateLimiter plain = new InMemoryRateLimiter(this.clock, false);
 		for (int step = 0; step < 400; step++) {

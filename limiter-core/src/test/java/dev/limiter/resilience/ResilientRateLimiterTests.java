@@ -52,6 +52,31 @@ class ResilientRateLimiterTests {
 	private final Limit limit = Limit.of(2, Duration.ofSeconds(10));
 
 	@Test
+	void aKnownRejectionPassesOnlyWhileTheBreakerIsClosed() {
+		Decision remembered = Decision.rejected(this.limit, 0, Duration.ofSeconds(3), Duration.ofSeconds(3), 0);
+		AbstractRateLimiter remembering = new AbstractRateLimiter() {
+			@Override
+			protected Decision doAcquire(String key, long permits, List<Limit> limits) {
+				return ResilientRateLimiterTests.this.store.acquire(key, permits, limits);
+			}
+
+			@Override
+			public Decision knownRejection(String key, long permits, List<Limit> limits) {
+				return remembered;
+			}
+		};
+		ResilientRateLimiter limiter = new ResilientRateLimiter(remembering, FailurePolicy.FAIL_OPEN,
+				new InMemoryRateLimiter(MutableClock.startingNow(), false), this.breaker, null);
+		assertThat(limiter.knownRejection("k", 1, List.of(this.limit))).isSameAs(remembered);
+		this.storeDown = true;
+		limiter.acquire("k", this.limit);
+		limiter.acquire("k", this.limit);
+		assertThat(this.breaker.state()).isEqualTo(CircuitBreaker.State.OPEN);
+		assertThat(limiter.knownRejection("k", 1, List.of(this.limit))).as("the policy answers while open").isNull();
+		assertThat(this.storeCalls).hasValue(2);
+	}
+
+	@Test
 	void theNonBlockingPathAppliesTheSamePolicyAndBreaker() {
 		this.storeDown = true;
 		ResilientRateLimiter limiter = limiter(FailurePolicy.FAIL_OPEN);

@@ -67,6 +67,8 @@ public class RateLimitAspect implements MethodInterceptor, Ordered {
 	 */
 	public static final String UNAVAILABLE_MESSAGE_CODE = "limiter.unavailable";
 
+	private static final Object[] NO_ARGUMENTS = {};
+
 	private static final Logger logger = LoggerFactory.getLogger(RateLimitAspect.class);
 
 	private final RateLimiter rateLimiter;
@@ -208,6 +210,38 @@ public class RateLimitAspect implements MethodInterceptor, Ordered {
 			}
 			throw ex;
 		}
+	}
+
+	/**
+	 * Throw the rejection of a call that the limiter already knows, before the call's
+	 * arguments exist, such as before Spring MVC resolves them; do nothing otherwise,
+	 * leaving the decision to the call itself. Only methods whose limits and key need no
+	 * argument are answered here (no key expression, condition or plan, and a key
+	 * resolver that reads no argument), and only with a rejection the method would not
+	 * wait out. Listeners and the observer are told as for a rejection of the call, with
+	 * no arguments.
+	 * @param method the method about to be called
+	 * @param targetClass the class of the target object
+	 * @throws RateLimitExceededException if the limiter knows the call is rejected
+	 */
+	public void rejectKnown(Method method, Class<?> targetClass) {
+		if (this.keyResolver.readsArguments()) {
+			return;
+		}
+		RateLimitOperation operation = this.operationSource.getOperation(method, targetClass);
+		if (operation == null || !operation.decidesWithoutArguments()) {
+			return;
+		}
+		RateLimitInvocation invocation = new RateLimitInvocation(operation, targetClass, NO_ARGUMENTS,
+				this.currentRequest);
+		String key = key(invocation);
+		long start = System.nanoTime();
+		Decision known = this.rateLimiter.knownRejection(key, operation.getPermits(), operation.getEnforcedLimits());
+		if (known == null || operation.waitsFor(known)) {
+			return;
+		}
+		this.observer.stop(this.observer.start(operation), known, null);
+		enforce(invocation, key, known, System.nanoTime() - start);
 	}
 
 	/**

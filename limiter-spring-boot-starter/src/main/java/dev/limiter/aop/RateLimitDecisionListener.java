@@ -29,7 +29,9 @@ public interface RateLimitDecisionListener {
 
 	/**
 	 * Called with a decision, the call it decided (whose request a web stack may write
-	 * to) and the time it took; the default passes the operation on.
+	 * to) and the time it took; the default passes the operation on. A rejection known
+	 * before the call's arguments were resolved comes with no arguments (see
+	 * {@link RateLimitAspect#rejectKnown}).
 	 * @param invocation the call that was decided
 	 * @param decision the decision
 	 * @param nanos how long the decision took, the store's answer included

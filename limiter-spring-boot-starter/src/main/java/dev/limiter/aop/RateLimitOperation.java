@@ -132,6 +132,15 @@ public final class RateLimitOperation {
 	}
 
 	/**
+	 * Return whether the limits and the key of a call can be known before its arguments
+	 * exist: no key expression, condition or plan reads them.
+	 * @return whether a call can be decided without its arguments
+	 */
+	public boolean decidesWithoutArguments() {
+		return this.keyExpression == null && this.condition == null && this.plan == null && !this.enforced.isEmpty();
+	}
+
+	/**
 	 * Return the limits that reject calls.
 	 * @return the enforced limits, possibly none
 	 */

@@ -20,6 +20,8 @@ import org.springframework.context.annotation.Import;
 import org.springframework.context.annotation.Role;
 import org.springframework.http.HttpStatusCode;
 import org.springframework.web.servlet.DispatcherServlet;
+import org.springframework.web.servlet.config.annotation.InterceptorRegistry;
+import org.springframework.web.servlet.config.annotation.WebMvcConfigurer;
 
 import dev.limiter.RateLimiter;
 import dev.limiter.aop.RateLimitAnnotationParser;
@@ -39,6 +41,7 @@ import dev.limiter.web.reactive.ReactiveServerErrorRefunds;
 import dev.limiter.web.reactive.ServerWebExchangeCurrentRequest;
 import dev.limiter.web.reactive.ServerWebExchangeRateLimitKeyResolver;
 import dev.limiter.web.servlet.RateLimitExceptionHandler;
+import dev.limiter.web.servlet.KnownRejectionInterceptor;
 import dev.limiter.web.servlet.RateLimitExceptionResolver;
 import dev.limiter.web.servlet.RateLimitResponseHeaders;
 import dev.limiter.web.servlet.ServerErrorRefunds;
@@ -158,6 +161,31 @@ public final class LimiterAutoConfiguration {
 		RateLimitExceptionResolver rateLimitExceptionResolver(RateLimitExceptionHandler rateLimitExceptionHandler,
 				ApplicationContext context) {
 			return new RateLimitExceptionResolver(rateLimitExceptionHandler, context);
+		}
+
+		@Configuration(proxyBeanMethods = false)
+		@ConditionalOnClass(name = "org.aspectj.weaver.Advice")
+		static class KnownRejectionConfiguration {
+
+			@Bean
+			@ConditionalOnMissingBean
+			KnownRejectionInterceptor knownRejectionInterceptor(ObjectProvider<RateLimitAspect> aspect) {
+				return new KnownRejectionInterceptor(aspect::getObject);
+			}
+
+			// Last, so that the application's own interceptors run before a rejection.
+			@Bean
+			WebMvcConfigurer limiterKnownRejectionConfigurer(KnownRejectionInterceptor interceptor) {
+				return new WebMvcConfigurer() {
+
+					@Override
+					public void addInterceptors(InterceptorRegistry registry) {
+						registry.addInterceptor(interceptor).order(Ordered.LOWEST_PRECEDENCE);
+					}
+
+				};
+			}
+
 		}
 
 	}

@@ -20,4 +20,14 @@ public interface RateLimitKeyResolver {
 	 */
 	String resolveKey(RateLimitInvocation invocation);
 
+	/**
+	 * Return whether this resolver reads the call's arguments. When it does not, a caller
+	 * already known to be over a limit of a method without a key expression is answered
+	 * before the method's arguments are resolved. The default says it does.
+	 * @return whether {@link #resolveKey} reads {@link RateLimitInvocation#arguments()}
+	 */
+	default boolean readsArguments() {
+		return true;
+	}
+
 }

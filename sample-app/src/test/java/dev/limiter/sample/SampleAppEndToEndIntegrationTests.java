@@ -88,6 +88,22 @@ class SampleAppEndToEndIntegrationTests {
 	}
 
 	@Test
+	void aCallerTheInstanceRemembersIsAnsweredBeforeItsArgumentsAreRead() throws Exception {
+		String admin = "Basic " + Base64.getEncoder().encodeToString("admin:password".getBytes(StandardCharsets.UTF_8));
+		for (int i = 0; i < 3; i++) {
+			assertThat(instances.get(0, "/search?q=e2e", admin).statusCode()).isEqualTo(200);
+		}
+		assertThat(instances.get(0, "/search?q=e2e", admin).statusCode()).as("rejected by Redis").isEqualTo(429);
+		// Without its required parameter the call is a 400, unless the instance already
+		// knows the caller is rejected.
+		HttpResponse<String> known = instances.get(0, "/search", admin);
+		assertThat(known.statusCode()).isEqualTo(429);
+		assertThat(known.headers().firstValue("Retry-After")).isPresent();
+		assertThat(instances.get(1, "/search", admin).statusCode()).as("the other instance has not asked Redis")
+			.isEqualTo(400);
+	}
+
+	@Test
 	void usersDoNotShareAQuota() throws Exception {
 		String bob = "Basic " + Base64.getEncoder().encodeToString("bob:password".getBytes(StandardCharsets.UTF_8));
 		assertThat(instances.get(0, "/greeting", bob).statusCode()).isEqualTo(200);

@@ -4,6 +4,7 @@ import java.security.Principal;
 
 import jakarta.servlet.http.HttpServletRequest;
 
+import org.springframework.util.ReflectionUtils;
 import org.springframework.web.util.UrlPathHelper;
 
 import dev.limiter.key.MethodRateLimitKeyResolver;
@@ -35,6 +36,8 @@ public class ServletRateLimitKeyResolver implements RateLimitKeyResolver {
 
 	private final PathStyle pathStyle;
 
+	private final boolean readsArguments;
+
 	/**
 	 * Create a resolver.
 	 * @param pathStyle whether the request URI is part of the key
@@ -44,6 +47,19 @@ public class ServletRateLimitKeyResolver implements RateLimitKeyResolver {
 			throw new IllegalArgumentException("pathStyle must not be null");
 		}
 		this.pathStyle = pathStyle;
+		// A subclass that replaces resolveKey may read the arguments; one that only
+		// refines the caller or the path sees the request alone.
+		this.readsArguments = ReflectionUtils.findMethod(getClass(), "resolveKey", RateLimitInvocation.class)
+			.getDeclaringClass() != ServletRateLimitKeyResolver.class;
+	}
+
+	/**
+	 * Return {@code false}: the key comes from the request alone, unless a subclass
+	 * replaces {@link #resolveKey}.
+	 */
+	@Override
+	public boolean readsArguments() {
+		return this.readsArguments;
 	}
 
 	@Override

@@ -1,0 +1,110 @@
+package dev.limiter.web.servlet;
+
+import java.lang.reflect.Method;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Supplier;
+
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+
+import org.springframework.aop.Advisor;
+import org.springframework.aop.Pointcut;
+import org.springframework.aop.PointcutAdvisor;
+import org.springframework.aop.framework.Advised;
+import org.springframework.aop.interceptor.ExposeInvocationInterceptor;
+import org.springframework.web.method.HandlerMethod;
+import org.springframework.web.servlet.HandlerInterceptor;
+
+import dev.limiter.aop.RateLimitAdvisor;
+import dev.limiter.aop.RateLimitAspect;
+
+/**
+ * Answers a caller whom the limiter already knows to be over a handler method's limits
+ * before Spring MVC resolves the method's arguments: the same rejection the method would
+ * throw, resolved into the same 429, without reading the request's parameters or body and
+ * without calling through the method's proxy.
+ * <p>
+ * Registered last among the application's interceptors, so that those the application
+ * adds (a locale change, an authentication check) still run first. A rejection known here
+ * is one the blocked-until cache remembers; every other call goes on to the method, where
+ * {@link RateLimitAspect} decides as before. What a caller can see: a request that would
+ * fail argument resolution or validation (a 400) gets the 429 when its caller is blocked.
+ * Methods on which other advice runs before Limiter's (method security, say) are left to
+ * the call, so that advice keeps its turn.
+ */
+public class KnownRejectionInterceptor implements HandlerInterceptor {
+
+	private final Supplier<RateLimitAspect> aspectSupplier;
+
+	private final Map<Method, Boolean> limitedFirst = new ConcurrentHashMap<>();
+
+	private volatile RateLimitAspect aspect;
+
+	/**
+	 * Create the interceptor.
+	 * @param aspect supplies the aspect that limits the methods, on first use so that the
+	 * store is not created with the handler mappings
+	 */
+	public KnownRejectionInterceptor(Supplier<RateLimitAspect> aspect) {
+		if (aspect == null) {
+			throw new IllegalArgumentException("aspect must not be null");
+		}
+		this.aspectSupplier = aspect;
+	}
+
+	@Override
+	public boolean preHandle(HttpServletRequest request, HttpServletResponse response, Object handler) {
+		if (handler instanceof HandlerMethod handlerMethod && limitedFirst(handlerMethod)) {
+			aspect().rejectKnown(handlerMethod.getMethod(), handlerMethod.getBeanType());
+		}
+		return true;
+	}
+
+	/**
+	 * Return whether Limiter's advice is the first advice the handler's bean runs for the
+	 * method, decided once per method. A bean that is not advised is never limited, so it
+	 * is not answered here either; advice ordered ahead of Limiter's (security, say)
+	 * keeps its turn before every rejection.
+	 */
+	private boolean limitedFirst(HandlerMethod handlerMethod) {
+		Method method = handlerMethod.getMethod();
+		Boolean first = this.limitedFirst.get(method);
+		if (first == null) {
+			first = false;
+			if (handlerMethod.getBean() instanceof Advised advised) {
+				for (Advisor advisor : advised.getAdvisors()) {
+					if (advisor instanceof RateLimitAdvisor) {
+						first = true;
+						break;
+					}
+					if (advisor.getAdvice() != ExposeInvocationInterceptor.INSTANCE
+							&& applies(advisor, method, handlerMethod.getBeanType())) {
+						break;
+					}
+				}
+			}
+			this.limitedFirst.put(method, first);
+		}
+		return first;
+	}
+
+	private static boolean applies(Advisor advisor, Method method, Class<?> targetClass) {
+		if (advisor instanceof PointcutAdvisor pointcutAdvisor) {
+			Pointcut pointcut = pointcutAdvisor.getPointcut();
+			return pointcut.getClassFilter().matches(targetClass)
+					&& pointcut.getMethodMatcher().matches(method, targetClass);
+		}
+		return true;
+	}
+
+	private RateLimitAspect aspect() {
+		RateLimitAspect aspect = this.aspect;
+		if (aspect == null) {
+			aspect = this.aspectSupplier.get();
+			this.aspect = aspect;
+		}
+		return aspect;
+	}
+
+}

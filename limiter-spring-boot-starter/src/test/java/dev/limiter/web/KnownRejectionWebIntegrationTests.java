@@ -1,0 +1,230 @@
+package dev.limiter.web;
+
+import java.time.Instant;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import org.aopalliance.intercept.MethodInterceptor;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.aop.support.DefaultPointcutAdvisor;
+import org.springframework.aop.support.annotation.AnnotationMatchingPointcut;
+import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.core.Ordered;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.mock.web.MockHttpServletResponse;
+import org.springframework.test.web.servlet.MockMvc;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.RequestParam;
+import org.springframework.web.bind.annotation.RestController;
+import org.springframework.web.servlet.config.annotation.EnableWebMvc;
+
+import dev.limiter.AbstractRateLimiter;
+import dev.limiter.Decision;
+import dev.limiter.Limit;
+import dev.limiter.RateLimiter;
+import dev.limiter.annotation.RateLimit;
+import dev.limiter.aop.RateLimitDecisionListener;
+import dev.limiter.aop.RateLimitOperation;
+import dev.limiter.local.LocallyBlockingRateLimiter;
+import dev.limiter.redis.RedisRateLimiter;
+import dev.limiter.test.MutableClock;
+import dev.limiter.web.servlet.KnownRejectionInterceptor;
+
+import static dev.limiter.web.WebTests.call;
+import static dev.limiter.web.WebTests.mvc;
+import static dev.limiter.web.WebTests.redis;
+import static dev.limiter.web.WebTests.remoteAddr;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.springframework.test.web.servlet.request.MockMvcRequestBuilders.get;
+
+/**
+ * A caller whom the blocked-until cache remembers is answered by
+ * {@link KnownRejectionInterceptor} before Spring MVC resolves the method's arguments:
+ * with the very bytes of the store's rejection, told to the listeners, and with nothing
+ * recorded in Redis.
+ */
+class KnownRejectionWebIntegrationTests {
+
+	private final WebApplicationContextRunner contextRunner = WebTests.contextRunner(WebConfiguration.class,
+			StoreConfiguration.class);
+
+	@BeforeEach
+	void flushRedis() {
+		redis.flushAll();
+	}
+
+	@Test
+	void aBlockedCallerIsAnsweredBeforeItsArgumentsAreRead() {
+		this.contextRunner.run((context) -> {
+			MockMvc mvc = mvc(context);
+			Controller controller = context.getBean(Controller.class);
+			CountingStore store = context.getBean(CountingStore.class);
+			Decisions decisions = context.getBean(Decisions.class);
+			assertThat(call(mvc, get("/items").param("page", "1")).getStatus()).isEqualTo(200);
+			MockHttpServletResponse fromStore = call(mvc, get("/items").param("page", "1"));
+			assertThat(fromStore.getStatus()).isEqualTo(429);
+			assertThat(store.calls).hasValue(2);
+			// Without its required parameter the call would be a 400: the 429 came first.
+			MockHttpServletResponse known = call(mvc, get("/items"));
+			assertThat(render(known)).isEqualTo(render(fromStore));
+			assertThat(store.calls).as("answered without the store").hasValue(2);
+			assertThat(controller.calls()).isEqualTo(1);
+			assertThat(decisions.rejections()).isEqualTo(2);
+			assertThat(call(mvc, get("/items").with(remoteAddr("10.0.0.2"))).getStatus()).as("another caller")
+				.isEqualTo(400);
+		});
+	}
+
+	@Test
+	void aKeyFromTheArgumentsWaitsForThem() {
+		this.contextRunner.run((context) -> {
+			MockMvc mvc = mvc(context);
+			assertThat(call(mvc, get("/pages").param("page", "1")).getStatus()).isEqualTo(200);
+			assertThat(call(mvc, get("/pages").param("page", "1")).getStatus()).isEqualTo(429);
+			assertThat(call(mvc, get("/pages").param("page", "1")).getStatus()).as("remembered").isEqualTo(429);
+			assertThat(call(mvc, get("/pages")).getStatus()).isEqualTo(400);
+		});
+	}
+
+	@Test
+	void adviceAheadOfLimitersKeepsItsTurn() {
+		this.contextRunner.withUserConfiguration(FirstAdviceConfiguration.class).run((context) -> {
+			MockMvc mvc = mvc(context);
+			assertThat(call(mvc, get("/items").param("page", "1")).getStatus()).isEqualTo(200);
+			assertThat(call(mvc, get("/items").param("page", "1")).getStatus()).isEqualTo(429);
+			assertThat(context.getBean(CountingStore.class).calls).hasValue(2);
+			assertThat(call(mvc, get("/items")).getStatus()).as("left to the call").isEqualTo(400);
+			assertThat(call(mvc, get("/items").param("page", "1")).getStatus()).isEqualTo(429);
+			assertThat(context.getBean("firstAdvice", AtomicInteger.class)).as("the advice saw every call").hasValue(3);
+		});
+	}
+
+	private static String render(MockHttpServletResponse response) throws Exception {
+		StringBuilder text = new StringBuilder().append(response.getStatus()).append('\n');
+		for (String name : response.getHeaderNames()) {
+			text.append(name).append(": ").append(response.getHeaders(name)).append('\n');
+		}
+		return text.append('\n').append(response.getContentAsString()).toString();
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@EnableWebMvc
+	static class WebConfiguration {
+
+		@Bean
+		Controller controller() {
+			return new Controller();
+		}
+
+		@Bean
+		Decisions decisions() {
+			return new Decisions();
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class FirstAdviceConfiguration {
+
+		@Bean
+		AtomicInteger firstAdvice() {
+			return new AtomicInteger();
+		}
+
+		@Bean
+		static DefaultPointcutAdvisor firstAdvisor(AtomicInteger firstAdvice) {
+			DefaultPointcutAdvisor advisor = new DefaultPointcutAdvisor(
+					new AnnotationMatchingPointcut(null, GetMapping.class), (MethodInterceptor) (call) -> {
+						firstAdvice.incrementAndGet();
+						return call.proceed();
+					});
+			advisor.setOrder(Ordered.HIGHEST_PRECEDENCE);
+			return advisor;
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class StoreConfiguration {
+
+		@Bean
+		MutableClock clock() {
+			return new MutableClock(Instant.parse("2026-01-01T00:00:00Z"));
+		}
+
+		@Bean
+		CountingStore countingStore(RedisConnectionFactory connectionFactory, MutableClock clock) {
+			return new CountingStore(RedisRateLimiter.builder(connectionFactory).clock(clock).build());
+		}
+
+		@Bean
+		RateLimiter rateLimiter(CountingStore store, MutableClock clock) {
+			return LocallyBlockingRateLimiter.wrap(store).clock(clock).build();
+		}
+
+	}
+
+	@RestController
+	static class Controller {
+
+		private final AtomicInteger calls = new AtomicInteger();
+
+		// Through the proxy: the proxy's own fields are not the controller's.
+		public int calls() {
+			return this.calls.get();
+		}
+
+		@RateLimit(threshold = 1, period = 30)
+		@GetMapping("/items")
+		public String items(@RequestParam int page) {
+			this.calls.incrementAndGet();
+			return "page " + page;
+		}
+
+		@RateLimit(key = "#page", threshold = 1, period = 30)
+		@GetMapping("/pages")
+		public String pages(@RequestParam int page) {
+			return "page " + page;
+		}
+
+	}
+
+	static class Decisions implements RateLimitDecisionListener {
+
+		private final List<Decision> decisions = new CopyOnWriteArrayList<>();
+
+		@Override
+		public void onDecision(RateLimitOperation operation, Decision decision) {
+			this.decisions.add(decision);
+		}
+
+		long rejections() {
+			return this.decisions.stream().filter((decision) -> !decision.isAllowed()).count();
+		}
+
+	}
+
+	static final class CountingStore extends AbstractRateLimiter {
+
+		final AtomicInteger calls = new AtomicInteger();
+
+		private final RateLimiter redis;
+
+		CountingStore(RateLimiter redis) {
+			this.redis = redis;
+		}
+
+		@Override
+		protected Decision doAcquire(String key, long permits, List<Limit> limits) {
+			this.calls.incrementAndGet();
+			return this.redis.acquire(key, permits, limits);
+		}
+
+	}
+
+}
