@@ -117,7 +117,7 @@ public final class RedisRateLimiter extends AbstractRateLimiter implements AutoC
 	@Override
 	protected Decision doAcquire(String key, long permits, List<Limit> limits) {
 		String member = member();
-		List<Long> reply = this.executor.execute(LimitScript.script(limits),
+		List<Long> reply = this.executor.execute(LimitScript.acquireScript(limits, this.countRejected),
 				LimitScript.keys(this.keyPrefix, key, limits), acquireArgs(permits, member, limits));
 		return LimitScript.read(reply, limits).granting(key, permits, limits, member);
 	}
@@ -126,8 +126,8 @@ public final class RedisRateLimiter extends AbstractRateLimiter implements AutoC
 	protected CompletableFuture<Decision> doAcquireAsync(String key, long permits, List<Limit> limits) {
 		String member = member();
 		return this.executor
-			.executeAsync(LimitScript.script(limits), LimitScript.keys(this.keyPrefix, key, limits),
-					acquireArgs(permits, member, limits))
+			.executeAsync(LimitScript.acquireScript(limits, this.countRejected),
+					LimitScript.keys(this.keyPrefix, key, limits), acquireArgs(permits, member, limits))
 			.thenApply((reply) -> LimitScript.read(reply, limits).granting(key, permits, limits, member));
 	}
 
