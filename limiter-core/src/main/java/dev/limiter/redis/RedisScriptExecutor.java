@@ -171,17 +171,20 @@ public abstract class RedisScriptExecutor implements AutoCloseable {
 		@Override
 		public List<Long> execute(RedisScript<?> script, byte[][] keys, byte[][] args) {
 			RedisScriptingAsyncCommands<byte[], byte[]> commands = commands();
+			long started = System.nanoTime();
 			try {
-				return await(commands.evalsha(script.getSha1(), ScriptOutputType.MULTI, keys, args));
+				return await(commands.evalsha(script.getSha1(), ScriptOutputType.MULTI, keys, args), started);
 			}
 			catch (RedisNoScriptException ex) {
-				return await(commands.eval(source(script), ScriptOutputType.MULTI, keys, args));
+				// One timeout per call: the script sent again after NOSCRIPT gets
+				// what is left of it, as on the non-blocking path.
+				return await(commands.eval(source(script), ScriptOutputType.MULTI, keys, args), started);
 			}
 		}
 
-		private List<Long> await(Future<List<Long>> reply) {
-			long deadline = System.nanoTime() + this.timeoutNanos + this.graceNanos;
-			long wait = this.timeoutNanos;
+		private List<Long> await(Future<List<Long>> reply, long started) {
+			long deadline = started + this.timeoutNanos + this.graceNanos;
+			long wait = Math.max(0, started + this.timeoutNanos - System.nanoTime());
 			while (true) {
 				long waitStarted = System.nanoTime();
 				try {

@@ -64,7 +64,8 @@ final class InMemoryStoreConfiguration {
 		}
 		logger.info("Limiter stores rate limits in memory, for this instance only ({}): with several instances, each "
 				+ "admits the whole limit", reason);
-		return new InMemoryRateLimiter(Clock.systemUTC(), properties.isCountRejected());
+		return new InMemoryRateLimiter(Clock.systemUTC(), properties.isCountRejected(),
+				properties.getMemory().getMaximumKeys());
 	}
 
 	private static String whyNotRedis(ListableBeanFactory beanFactory, ClassLoader classLoader) {

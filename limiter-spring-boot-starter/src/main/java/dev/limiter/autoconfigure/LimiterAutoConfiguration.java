@@ -70,6 +70,14 @@ public final class LimiterAutoConfiguration {
 		return new MethodRateLimitKeyResolver();
 	}
 
+	// One for either web stack: the headers both write.
+	@Bean
+	@ConditionalOnMissingBean
+	@ConditionalOnWebApplication
+	RateLimitHeaders rateLimitHeaders(LimiterProperties properties) {
+		return new RateLimitHeaders(properties.getWeb().getHeaders());
+	}
+
 	@Configuration(proxyBeanMethods = false)
 	@ConditionalOnClass(name = "org.aspectj.weaver.Advice")
 	static class AspectConfiguration {
@@ -125,12 +133,6 @@ public final class LimiterAutoConfiguration {
 		@ConditionalOnMissingBean
 		CurrentRequest servletCurrentRequest() {
 			return new ServletCurrentRequest();
-		}
-
-		@Bean
-		@ConditionalOnMissingBean
-		RateLimitHeaders rateLimitHeaders(LimiterProperties properties) {
-			return new RateLimitHeaders(properties.getWeb().getHeaders());
 		}
 
 		@Bean
@@ -214,12 +216,6 @@ public final class LimiterAutoConfiguration {
 		@Order(Ordered.LOWEST_PRECEDENCE)
 		ServerWebExchangeContextFilter serverWebExchangeContextFilter() {
 			return new ServerWebExchangeContextFilter();
-		}
-
-		@Bean
-		@ConditionalOnMissingBean
-		RateLimitHeaders rateLimitHeaders(LimiterProperties properties) {
-			return new RateLimitHeaders(properties.getWeb().getHeaders());
 		}
 
 		@Bean

@@ -84,6 +84,8 @@ public class LimiterProperties implements InitializingBean {
 
 	private final LocalCache localCache = new LocalCache();
 
+	private final Memory memory = new Memory();
+
 	private final Web web = new Web();
 
 	/**
@@ -176,6 +178,10 @@ public class LimiterProperties implements InitializingBean {
 
 	public Breaker getBreaker() {
 		return this.breaker;
+	}
+
+	public Memory getMemory() {
+		return this.memory;
 	}
 
 	public LocalCache getLocalCache() {
@@ -448,12 +454,47 @@ public class LimiterProperties implements InitializingBean {
 		 */
 		private boolean enabled = true;
 
+		/**
+		 * Most rejections remembered at once; beyond, new rejections are not remembered
+		 * (those callers ask Redis) until remembered ones expire.
+		 */
+		private int maximumSize = 10_000;
+
 		public boolean isEnabled() {
 			return this.enabled;
 		}
 
 		public void setEnabled(boolean enabled) {
 			this.enabled = enabled;
+		}
+
+		public int getMaximumSize() {
+			return this.maximumSize;
+		}
+
+		public void setMaximumSize(int maximumSize) {
+			this.maximumSize = maximumSize;
+		}
+
+	}
+
+	/**
+	 * The in-memory store: of limiter.store=memory, and of the local failure policy.
+	 */
+	public static class Memory {
+
+		/**
+		 * Most caller keys held at once; beyond, calls of other keys are admitted
+		 * uncounted and marked degraded, with a warning at most once a minute.
+		 */
+		private int maximumKeys = 100_000;
+
+		public int getMaximumKeys() {
+			return this.maximumKeys;
+		}
+
+		public void setMaximumKeys(int maximumKeys) {
+			this.maximumKeys = maximumKeys;
 		}
 
 	}

@@ -40,6 +40,14 @@ final class LimiterPropertiesValidator {
 			throw new InvalidConfigurationPropertyValueException("limiter.failure.status", status,
 					"The status must be 503 (Service Unavailable) or 429 (Too Many Requests).");
 		}
+		if (properties.getMemory().getMaximumKeys() < 1) {
+			throw new InvalidConfigurationPropertyValueException("limiter.memory.maximum-keys",
+					properties.getMemory().getMaximumKeys(), "The maximum must be at least 1, such as 100000.");
+		}
+		if (properties.getLocalCache().getMaximumSize() < 1) {
+			throw new InvalidConfigurationPropertyValueException("limiter.local-cache.maximum-size",
+					properties.getLocalCache().getMaximumSize(), "The maximum must be at least 1, such as 10000.");
+		}
 		LimiterProperties.Breaker breaker = properties.getBreaker();
 		if (breaker.getFailureThreshold() < 1) {
 			throw new InvalidConfigurationPropertyValueException("limiter.breaker.failure-threshold",

@@ -89,11 +89,15 @@ final class RedisStoreConfiguration {
 		// Inside the resilience layer: a decision taken by a failure policy never
 		// reaches the cache, so an outage cannot leave callers blocked.
 		if (properties.getLocalCache().isEnabled()) {
-			store = LocallyBlockingRateLimiter.wrap(store).countRejected(properties.isCountRejected()).build();
+			store = LocallyBlockingRateLimiter.wrap(store)
+				.countRejected(properties.isCountRejected())
+				.maximumSize(properties.getLocalCache().getMaximumSize())
+				.build();
 		}
 		ResilientRateLimiter limiter = new ResilientRateLimiter(store, properties.getFailure().getPolicy(),
-				new InMemoryRateLimiter(Clock.systemUTC(), properties.isCountRejected()), breaker(properties),
-				degradedListener(degradedListeners.orderedStream().toList()));
+				new InMemoryRateLimiter(Clock.systemUTC(), properties.isCountRejected(),
+						properties.getMemory().getMaximumKeys()),
+				breaker(properties), degradedListener(degradedListeners.orderedStream().toList()));
 		logger.info(
 				"Limiter stores rate limits in Redis ({} clock): the application has a RedisConnectionFactory; "
 						+ "when Redis does not answer within {}, limits {} by default",

@@ -18,11 +18,15 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.util.ReflectionUtils;
 
 import dev.limiter.Algorithm;
+import dev.limiter.Decision;
 import dev.limiter.FailurePolicy;
 import dev.limiter.Limit;
+import dev.limiter.RateLimiter;
 import dev.limiter.annotation.RateLimit;
 import dev.limiter.aop.RateLimitOperation;
 import dev.limiter.aop.RateLimitOperationSource;
+import dev.limiter.local.LocallyBlockingRateLimiter;
+import dev.limiter.memory.InMemoryRateLimiter;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -157,6 +161,8 @@ class RateLimitStartupValidationTests {
 				Arguments.of("limiter.breaker.failure-threshold=0", "limiter.breaker.failure-threshold"),
 				Arguments.of("limiter.breaker.open-duration=-1s", "limiter.breaker.open-duration"),
 				Arguments.of("limiter.local-cache.enabled=maybe", "limiter.local-cache.enabled"),
+				Arguments.of("limiter.local-cache.maximum-size=0", "limiter.local-cache.maximum-size"),
+				Arguments.of("limiter.memory.maximum-keys=0", "limiter.memory.maximum-keys"),
 				Arguments.of("limiter.algorithm=leaky-bucket", "limiter.algorithm"),
 				Arguments.of("limiter.shadow=maybe", "limiter.shadow"),
 				Arguments.of("limiter.web.headers=all", "limiter.web.headers"),
@@ -169,6 +175,29 @@ class RateLimitStartupValidationTests {
 	void everyBadSettingStopsStartupNamingTheProperty(String setting, String property) {
 		this.contextRunner.withPropertyValues(setting)
 			.run((context) -> assertThat(context).hasFailed().getFailure().hasStackTraceContaining(property));
+	}
+
+	@Test
+	void theStoresBoundsDefaultToTheEnginesOwn() {
+		LimiterProperties properties = new LimiterProperties();
+		assertThat(properties.getMemory().getMaximumKeys()).isEqualTo(InMemoryRateLimiter.DEFAULT_MAXIMUM_KEYS);
+		assertThat(properties.getLocalCache().getMaximumSize())
+			.isEqualTo(LocallyBlockingRateLimiter.DEFAULT_MAXIMUM_SIZE);
+	}
+
+	@Test
+	void theMemoryStoreHoldsAtMostTheConfiguredKeys() {
+		this.contextRunner.withPropertyValues("limiter.store=memory", "limiter.memory.maximum-keys=2")
+			.run((context) -> {
+				RateLimiter limiter = context.getBean(RateLimiter.class);
+				Limit limit = Limit.of(1, Duration.ofMinutes(1));
+				assertThat(limiter.acquire("a", limit).isDegraded()).isFalse();
+				assertThat(limiter.acquire("b", limit).isDegraded()).isFalse();
+				Decision third = limiter.acquire("c", limit);
+				assertThat(third.isAllowed()).isTrue();
+				assertThat(third.isDegraded()).as("admitted uncounted").isTrue();
+				assertThat(limiter.acquire("a", limit).isAllowed()).as("held keys stay limited").isFalse();
+			});
 	}
 
 	@Test
