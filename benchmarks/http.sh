@@ -8,7 +8,17 @@
 # Besides requests/s, each run reports the application's CPU time per request (user +
 # system, from /proc), which other tenants of a shared machine disturb far less.
 #
+# PEER=1 adds the peer runs: the peer app (benchmarks/peer-app, Spring Boot 3.5) serves the
+# same kind of endpoint unlimited (/plain), limited by Limiter (/limiter) and by
+# bucket4j-spring-boot-starter's servlet filter (/bucket4j), both per caller on this Redis
+# through Lettuce. "admitted" gives both limits 1,000,000 per second, "rejecting" 100 per
+# 60 s (nearly every call a 429). Each pair runs back to back, PEER_ROUNDS times (2), its
+# order flipped every round; Redis is flushed before each peer run. They go to
+# results/http-peer-summary.txt with the ratios limiter/bucket4j. PEER=only skips the
+# sample's runs.
+#
 #   benchmarks/http.sh            about five minutes; needs wrk (apt-get install wrk)
+#   PEER=1 benchmarks/http.sh     about twelve minutes; PEER=only about seven
 set -euo pipefail
 cd "$(dirname "$0")"
 ROOT=$(cd .. && pwd)
@@ -16,13 +26,27 @@ DURATION=${DURATION:-15s}
 CONNECTIONS=${CONNECTIONS:-16}
 RESULTS=${RESULTS:-results}
 export CALLERS=${CALLERS:-100000}
+PEER=${PEER:-}
+[ "$PEER" != 0 ] || PEER=
+PEER_ROUNDS=${PEER_ROUNDS:-2}
 mkdir -p "$RESULTS"
 command -v wrk >/dev/null || { echo "wrk is missing: apt-get install wrk"; exit 1; }
 
 # JAR=... measures another build of the sample (such as one from an earlier commit).
-if [ -z "${JAR:-}" ]; then
+if [ "$PEER" != only ] && [ -z "${JAR:-}" ]; then
 	(cd "$ROOT" && ./mvnw -q -pl sample-app -am package -DskipTests)
 	JAR="$ROOT/sample-app/target/sample-app.jar"
+fi
+# The peer app is built on the Boot 3.5 line, which the default build does not touch.
+PEER_JAR=${PEER_JAR:-$ROOT/benchmarks/peer-app/target/peer-app.jar}
+if [ -n "$PEER" ] && [ ! -f "$PEER_JAR" ]; then
+	# clean both times: the compiler does not notice that the Spring jars changed, so classes
+	# compiled against one line would stay in the other's jars.
+	echo "PEER=$PEER needs $PEER_JAR (or PEER_JAR=...); build it on the Boot 3.5 line, then"
+	echo "compile the modules it needs on the default line again:"
+	echo "  ./mvnw -Pboot35 -pl benchmarks/peer-app -am clean package -DskipTests"
+	echo "  ./mvnw -pl limiter-test-support,limiter-core,limiter-spring-boot-starter clean install -DskipTests"
+	exit 1
 fi
 REDIS=$(command -v redis-server || true)
 [ -n "$REDIS" ] || { echo "http.sh needs a redis-server on the PATH"; exit 1; }
@@ -31,6 +55,7 @@ REDIS_PORT=$(python3 -c 'import socket;s=socket.socket();s.bind(("127.0.0.1",0))
 REDIS_PID=$!
 APP_PID=
 trap 'kill $REDIS_PID 2>/dev/null || true; [ -z "$APP_PID" ] || kill $APP_PID 2>/dev/null || true' EXIT
+APP_ARGS=(--sample.demo-redis=false)
 
 run() {
 	local label=$1 url=$2; shift 2
@@ -39,7 +64,7 @@ run() {
 	local port
 	port=$(python3 -c 'import socket;s=socket.socket();s.bind(("127.0.0.1",0));print(s.getsockname()[1])')
 	java -Xmx512m -jar "$JAR" --server.port="$port" --spring.data.redis.host=127.0.0.1 \
-		--spring.data.redis.port="$REDIS_PORT" --sample.demo-redis=false --logging.level.root=warn "$@" \
+		--spring.data.redis.port="$REDIS_PORT" "${APP_ARGS[@]}" --logging.level.root=warn "$@" \
 		> "$RESULTS/http-$label.log" 2>&1 &
 	APP_PID=$!
 	for _ in $(seq 1 120); do curl -s -o /dev/null "http://127.0.0.1:$port/x" && break; sleep 0.5; done
@@ -57,6 +82,8 @@ run() {
 	echo "$label: $(grep 'Requests/sec' "$RESULTS/wrk-$label.txt" | awk '{print $2}') req/s, p50 $(grep ' 50%' "$RESULTS/wrk-$label.txt" | awk '{print $2}'), p99 $(grep ' 99%' "$RESULTS/wrk-$label.txt" | awk '{print $2}'), $(python3 -c "print(round(($cpu1 - $cpu0) * 1e6 / $(getconf CLK_TCK) / $requests, 1))") cpu-us/req, ${rejected:-0} of $requests not 2xx, last status $status"
 }
 
+# The sample's runs; PEER=only skips them.
+if [ "$PEER" != only ]; then
 search="/search?q=redis"
 {
 	echo "# $(date -u +%FT%TZ), load average $(cut -d' ' -f1-3 /proc/loadavg), $(nproc) cores"
@@ -75,4 +102,95 @@ rates = {k: float(v) for k, v in re.findall(r"^([\w-]+): ([\d.]+) req/s", text, 
 cpu = {k: float(v) for k, v in re.findall(r"^([\w-]+): .*?([\d.]+) cpu-us/req", text, re.M)}
 for run, base in (("with", "without"), ("rejecting", "without"), ("callers-with", "callers-without")):
     print(f"{run}/{base}: throughput {rates[run] / rates[base]:.2f}, cpu per request {cpu[run] / cpu[base]:.2f}")
+PY
+fi
+[ -n "$PEER" ] || exit 0
+
+# Every peer run starts from an empty Redis: Bucket4j keeps one bucket per caller whatever its
+# capacity (the admitted run's bucket would admit the next rejecting run), and Limiter's
+# keys name their limit.
+flush_redis() {
+	python3 - "$REDIS_PORT" <<'PY'
+import socket, sys
+with socket.create_connection(("127.0.0.1", int(sys.argv[1]))) as s:
+    s.sendall(b"*1\r\n$8\r\nFLUSHALL\r\n")
+    assert s.recv(64).startswith(b"+OK"), "FLUSHALL failed"
+PY
+}
+peer_run() {
+	local label=$1 path=$2 threshold=$3 seconds=$4
+	flush_redis
+	run "$label" "$path?q=redis" --peer.threshold="$threshold" --peer.period-seconds="$seconds"
+}
+JAR=$PEER_JAR
+APP_ARGS=()
+{
+	echo "# peer $(date -u +%FT%TZ), load average $(cut -d' ' -f1-3 /proc/loadavg), $(nproc) cores, $(basename "$PEER_JAR") (Spring Boot 3.5)"
+	peer_run peer-plain /plain 1000000 1
+	for round in $(seq 1 "$PEER_ROUNDS"); do
+		# Alternate which limiter goes first, so that a load that rises or falls during the
+		# run favours neither.
+		if [ $((round % 2)) = 1 ]; then pair=(limiter bucket4j); else pair=(bucket4j limiter); fi
+		for limiter in "${pair[@]}"; do
+			peer_run "peer-$limiter-admitted-$round" "/$limiter" 1000000 1
+		done
+		for limiter in "${pair[1]}" "${pair[0]}"; do
+			peer_run "peer-$limiter-rejecting-$round" "/$limiter" 100 60
+		done
+	done
+	echo "# peer runs done $(date -u +%FT%TZ), load average $(cut -d' ' -f1-3 /proc/loadavg)"
+} | tee "$RESULTS/http-peer-summary.txt"
+python3 - "$RESULTS" <<'PY' | tee -a "$RESULTS/http-peer-summary.txt"
+import glob, os, re, sys
+results = sys.argv[1]
+text = open(os.path.join(results, "http-peer-summary.txt")).read()
+runs = {}
+for label, rate, cpu, bad, total in re.findall(
+        r"^([\w-]+): ([\d.]+) req/s, .*?([\d.]+) cpu-us/req, (\d+) of (\d+) not 2xx", text, re.M):
+    runs[label] = {"rate": float(rate), "cpu": float(cpu), "bad": int(bad), "total": int(total)}
+
+def mean(values):
+    return sum(values) / len(values)
+
+targets = {"admitted": 1.0, "rejecting": 2.0}
+for kind, target in targets.items():
+    rounds = sorted(int(m.group(1)) for label in runs
+                    for m in [re.fullmatch(rf"peer-limiter-{kind}-(\d+)", label)] if m
+                    and f"peer-bucket4j-{kind}-{m.group(1)}" in runs)
+    if not rounds:
+        print(f"limiter/bucket4j {kind}: no complete pair")
+        continue
+    limiter = [runs[f"peer-limiter-{kind}-{r}"] for r in rounds]
+    bucket4j = [runs[f"peer-bucket4j-{kind}-{r}"] for r in rounds]
+    throughput = mean([l["rate"] for l in limiter]) / mean([b["rate"] for b in bucket4j])
+    cpu = mean([l["cpu"] for l in limiter]) / mean([b["cpu"] for b in bucket4j])
+    per_round = ", ".join(f"{l['rate'] / b['rate']:.2f}" for l, b in zip(limiter, bucket4j))
+    cpu_round = ", ".join(f"{l['cpu'] / b['cpu']:.2f}" for l, b in zip(limiter, bucket4j))
+    verdict = "met" if throughput >= target else "missed"
+    print(f"limiter/bucket4j {kind}: throughput {throughput:.2f} (per round {per_round}), "
+          f"cpu per request {cpu:.2f} (per round {cpu_round}); target throughput >= {target:g}: {verdict}")
+if "peer-plain" in runs:
+    plain = runs["peer-plain"]
+    for name in ("limiter", "bucket4j"):
+        for kind in targets:
+            mine = [v for k, v in runs.items() if re.fullmatch(rf"peer-{name}-{kind}-\d+", k)]
+            if mine:
+                print(f"{name}-{kind}/plain: throughput {mean([v['rate'] for v in mine]) / plain['rate']:.2f}, "
+                      f"cpu per request {mean([v['cpu'] for v in mine]) / plain['cpu']:.2f}")
+
+# The comparison holds only if admitted runs were all admitted, rejecting runs nearly all
+# rejected, and Limiter never fell back to its failure policy (fail-open admits without Redis).
+for label, run in sorted(runs.items()):
+    if label == "peer-plain" or "-admitted-" in label:
+        ok = run["bad"] == 0
+        print(f"check {label}: {run['bad']} of {run['total']} not 2xx (want 0): {'ok' if ok else 'FAILED'}")
+    elif "-rejecting-" in label:
+        share = run["bad"] / run["total"] if run["total"] else 0
+        ok = share >= 0.99
+        print(f"check {label}: {100 * share:.2f}% not 2xx, wrk's \"Non-2xx or 3xx responses\" (want >= 99%): "
+              f"{'ok' if ok else 'FAILED'}")
+for log in sorted(glob.glob(os.path.join(results, "http-peer-limiter-*.log"))):
+    outages = open(log, errors="replace").read().count("Rate-limit store unavailable")
+    label = os.path.basename(log)[len("http-"):-len(".log")]
+    print(f"check {label}: Limiter's store unavailable {outages} times (want 0): {'ok' if outages == 0 else 'FAILED'}")
 PY
