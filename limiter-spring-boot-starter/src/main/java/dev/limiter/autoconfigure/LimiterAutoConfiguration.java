@@ -105,9 +105,11 @@ public final class LimiterAutoConfiguration {
 			return new RateLimitAdvisor(aspect::getObject);
 		}
 
+		// Named after Limiter: bucket4j-spring-boot-starter registers a "rateLimitAspect"
+		// too, and an application moving from one to the other may carry both.
 		@Bean
 		@ConditionalOnMissingBean
-		RateLimitAspect rateLimitAspect(RateLimiter rateLimiter, RateLimitOperationSource operationSource,
+		RateLimitAspect limiterRateLimitAspect(RateLimiter rateLimiter, RateLimitOperationSource operationSource,
 				RateLimitKeyResolver keyResolver, ApplicationContext applicationContext,
 				ObjectProvider<RateLimitDecisionListener> listeners, LimiterProperties properties,
 				ObjectProvider<CurrentRequest> currentRequest, ObjectProvider<ReactiveCurrentRequest> reactiveRequest) {

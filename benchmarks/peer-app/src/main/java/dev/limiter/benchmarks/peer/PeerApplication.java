@@ -1,7 +1,5 @@
 package dev.limiter.benchmarks.peer;
 
-import com.giffing.bucket4j.spring.boot.starter.config.aspect.Bucket4jAopConfig;
-
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
 
@@ -9,9 +7,10 @@ import org.springframework.boot.autoconfigure.SpringBootApplication;
  * The HTTP peer benchmark's application: one endpoint unlimited, limited by Limiter and
  * limited by bucket4j-spring-boot-starter, both on the same Redis through Lettuce.
  */
-// Bucket4j's aspect serves its @RateLimiting annotation, which nothing here uses, and its
-// bean is named rateLimitAspect like Limiter's: with both, the context refuses to start.
-@SpringBootApplication(exclude = Bucket4jAopConfig.class)
+// Both starters whole, aspects included: Limiter's aspect bean is named so that it does
+// not
+// clash with Bucket4j's "rateLimitAspect".
+@SpringBootApplication
 public class PeerApplication {
 
 	public static void main(String[] args) {
