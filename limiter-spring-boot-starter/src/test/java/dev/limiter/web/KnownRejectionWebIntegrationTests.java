@@ -2,6 +2,7 @@ package dev.limiter.web;
 
 import java.time.Instant;
 import java.util.List;
+import java.util.concurrent.Callable;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -18,6 +19,7 @@ import org.springframework.core.Ordered;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.mock.web.MockHttpServletResponse;
 import org.springframework.test.web.servlet.MockMvc;
+import org.springframework.test.web.servlet.MvcResult;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
@@ -37,10 +39,13 @@ import dev.limiter.web.servlet.KnownRejectionInterceptor;
 
 import static dev.limiter.web.WebTests.call;
 import static dev.limiter.web.WebTests.mvc;
+import static dev.limiter.web.WebTests.render;
 import static dev.limiter.web.WebTests.redis;
 import static dev.limiter.web.WebTests.remoteAddr;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.springframework.test.web.servlet.request.MockMvcRequestBuilders.asyncDispatch;
 import static org.springframework.test.web.servlet.request.MockMvcRequestBuilders.get;
+import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.request;
 
 /**
  * A caller whom the blocked-until cache remembers is answered by
@@ -92,6 +97,21 @@ class KnownRejectionWebIntegrationTests {
 	}
 
 	@Test
+	void anAdmittedAsyncCallKeepsItsResultWhenTheCallerIsBlockedMeanwhile() {
+		this.contextRunner.run((context) -> {
+			MockMvc mvc = mvc(context);
+			MvcResult admitted = mvc.perform(get("/later").with(remoteAddr("10.0.0.3")))
+				.andExpect(request().asyncStarted())
+				.andReturn();
+			assertThat(call(mvc, get("/later").with(remoteAddr("10.0.0.3"))).getStatus()).isEqualTo(429);
+			// The async dispatch of the first call passes the interceptor again.
+			MockHttpServletResponse result = mvc.perform(asyncDispatch(admitted)).andReturn().getResponse();
+			assertThat(result.getStatus()).isEqualTo(200);
+			assertThat(result.getContentAsString()).isEqualTo("done");
+		});
+	}
+
+	@Test
 	void adviceAheadOfLimitersKeepsItsTurn() {
 		this.contextRunner.withUserConfiguration(FirstAdviceConfiguration.class).run((context) -> {
 			MockMvc mvc = mvc(context);
@@ -102,14 +122,6 @@ class KnownRejectionWebIntegrationTests {
 			assertThat(call(mvc, get("/items").param("page", "1")).getStatus()).isEqualTo(429);
 			assertThat(context.getBean("firstAdvice", AtomicInteger.class)).as("the advice saw every call").hasValue(3);
 		});
-	}
-
-	private static String render(MockHttpServletResponse response) throws Exception {
-		StringBuilder text = new StringBuilder().append(response.getStatus()).append('\n');
-		for (String name : response.getHeaderNames()) {
-			text.append(name).append(": ").append(response.getHeaders(name)).append('\n');
-		}
-		return text.append('\n').append(response.getContentAsString()).toString();
 	}
 
 	@Configuration(proxyBeanMethods = false)
@@ -184,6 +196,12 @@ class KnownRejectionWebIntegrationTests {
 		public String items(@RequestParam int page) {
 			this.calls.incrementAndGet();
 			return "page " + page;
+		}
+
+		@RateLimit(threshold = 1, period = 30)
+		@GetMapping("/later")
+		public Callable<String> later() {
+			return () -> "done";
 		}
 
 		@RateLimit(key = "#page", threshold = 1, period = 30)

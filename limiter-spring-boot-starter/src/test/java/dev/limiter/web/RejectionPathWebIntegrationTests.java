@@ -42,6 +42,7 @@ import dev.limiter.web.servlet.RateLimitExceptionResolver;
 
 import static dev.limiter.web.WebTests.call;
 import static dev.limiter.web.WebTests.mvc;
+import static dev.limiter.web.WebTests.render;
 import static dev.limiter.web.WebTests.redis;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.springframework.test.web.servlet.request.MockMvcRequestBuilders.get;
@@ -129,14 +130,6 @@ class RejectionPathWebIntegrationTests {
 	private static List<String> rejections(MockMvc mvc) throws Exception {
 		call(mvc, get("/greeting"));
 		return List.of(render(call(mvc, get("/greeting"))), render(call(mvc, get("/closed"))));
-	}
-
-	private static String render(MockHttpServletResponse response) throws Exception {
-		StringBuilder text = new StringBuilder().append(response.getStatus()).append('\n');
-		for (String name : response.getHeaderNames()) {
-			text.append(name).append(": ").append(response.getHeaders(name)).append('\n');
-		}
-		return text.append('\n').append(response.getContentAsString()).toString();
 	}
 
 	@Configuration(proxyBeanMethods = false)

@@ -67,6 +67,17 @@ final class WebTests {
 	}
 
 	/**
+	 * Return a response as status, headers and body, to compare two answers whole.
+	 */
+	static String render(MockHttpServletResponse response) throws Exception {
+		StringBuilder text = new StringBuilder().append(response.getStatus()).append('\n');
+		for (String name : response.getHeaderNames()) {
+			text.append(name).append(": ").append(response.getHeaders(name)).append('\n');
+		}
+		return text.append('\n').append(response.getContentAsString()).toString();
+	}
+
+	/**
 	 * Send a request from a client address.
 	 */
 	static RequestPostProcessor remoteAddr(String address) {

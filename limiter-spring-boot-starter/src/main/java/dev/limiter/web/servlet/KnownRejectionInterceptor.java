@@ -5,6 +5,7 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
 
+import jakarta.servlet.DispatcherType;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 
@@ -55,7 +56,10 @@ public class KnownRejectionInterceptor implements HandlerInterceptor {
 
 	@Override
 	public boolean preHandle(HttpServletRequest request, HttpServletResponse response, Object handler) {
-		if (handler instanceof HandlerMethod handlerMethod && limitedFirst(handlerMethod)) {
+		// A request's first dispatch only: an async dispatch carries the result of a call
+		// that was already admitted, whatever the cache has learnt since.
+		if (request.getDispatcherType() == DispatcherType.REQUEST && handler instanceof HandlerMethod handlerMethod
+				&& limitedFirst(handlerMethod)) {
 			aspect().rejectKnown(handlerMethod.getMethod(), handlerMethod.getBeanType());
 		}
 		return true;
