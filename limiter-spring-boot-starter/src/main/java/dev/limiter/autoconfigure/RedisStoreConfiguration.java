@@ -84,7 +84,9 @@ final class RedisStoreConfiguration {
 		if (properties.getClock() == LimiterProperties.ClockSource.CLIENT) {
 			builder.clock(Clock.systemUTC());
 		}
-		RateLimiter store = builder.build();
+		RedisRateLimiter redis = builder.build();
+		connection.closeOnDestroy(redis);
+		RateLimiter store = redis;
 		warmUp(store);
 		// Inside the resilience layer: a decision taken by a failure policy never
 		// reaches the cache, so an outage cannot leave callers blocked.

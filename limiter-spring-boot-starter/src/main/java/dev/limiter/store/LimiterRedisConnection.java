@@ -1,6 +1,11 @@
 package dev.limiter.store;
 
 import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import org.springframework.beans.factory.DisposableBean;
 import org.springframework.data.redis.connection.RedisConnection;
@@ -17,9 +22,13 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
  */
 public final class LimiterRedisConnection implements DisposableBean {
 
+	private static final Logger logger = LoggerFactory.getLogger(LimiterRedisConnection.class);
+
 	private final RedisConnectionFactory connectionFactory;
 
 	private final Duration timeout;
+
+	private final List<AutoCloseable> clients = new CopyOnWriteArrayList<>();
 
 	private LimiterRedisConnection(RedisConnectionFactory connectionFactory, Duration timeout) {
 		this.connectionFactory = connectionFactory;
@@ -76,8 +85,27 @@ public final class LimiterRedisConnection implements DisposableBean {
 		}
 	}
 
+	/**
+	 * Close a client of this connection when the context closes, before the limiter's
+	 * factory: the limiter's script executor, whose connection and event-loop reference
+	 * are its own.
+	 * @param client the client, such as a {@code RedisRateLimiter}
+	 */
+	public void closeOnDestroy(AutoCloseable client) {
+		this.clients.add(client);
+	}
+
 	@Override
 	public void destroy() {
+		for (AutoCloseable client : this.clients) {
+			try {
+				client.close();
+			}
+			catch (Exception ex) {
+				// Closing anyway: the factory's shutdown below closes what is left.
+				logger.debug("Closing {} failed", client, ex);
+			}
+		}
 		if (isDedicated()) {
 			((LettuceConnectionFactory) this.connectionFactory).destroy();
 		}
