@@ -169,6 +169,7 @@ public final class LimiterAutoConfiguration {
 
 		@Configuration(proxyBeanMethods = false)
 		@ConditionalOnClass(name = "org.aspectj.weaver.Advice")
+		@ConditionalOnProperty(name = "limiter.web.early-rejection", havingValue = "true", matchIfMissing = true)
 		static class KnownRejectionConfiguration {
 
 			@Bean

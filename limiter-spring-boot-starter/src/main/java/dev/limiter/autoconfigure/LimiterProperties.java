@@ -520,6 +520,20 @@ public class LimiterProperties implements InitializingBean {
 		 */
 		private boolean refundServerErrors;
 
+		/**
+		 * Whether a caller the blocked-until cache remembers is answered in Spring MVC
+		 * before the handler's arguments are resolved, for methods whose key needs none.
+		 */
+		private boolean earlyRejection = true;
+
+		public boolean isEarlyRejection() {
+			return this.earlyRejection;
+		}
+
+		public void setEarlyRejection(boolean earlyRejection) {
+			this.earlyRejection = earlyRejection;
+		}
+
 		public boolean isRefundServerErrors() {
 			return this.refundServerErrors;
 		}

@@ -167,6 +167,7 @@ class RateLimitStartupValidationTests {
 				Arguments.of("limiter.shadow=maybe", "limiter.shadow"),
 				Arguments.of("limiter.web.headers=all", "limiter.web.headers"),
 				Arguments.of("limiter.web.path-style=route", "limiter.web.path-style"),
+				Arguments.of("limiter.web.early-rejection=maybe", "limiter.web.early-rejection"),
 				Arguments.of("limiter.key-prefix={app}:", "limiter.key-prefix"));
 	}
 

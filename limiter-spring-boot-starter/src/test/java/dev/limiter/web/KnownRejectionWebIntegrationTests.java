@@ -86,6 +86,17 @@ class KnownRejectionWebIntegrationTests {
 	}
 
 	@Test
+	void everyCallIsLeftToTheAspectWhenSwitchedOff() {
+		this.contextRunner.withPropertyValues("limiter.web.early-rejection=false").run((context) -> {
+			MockMvc mvc = mvc(context);
+			assertThat(context).doesNotHaveBean(KnownRejectionInterceptor.class);
+			assertThat(call(mvc, get("/items").param("page", "1")).getStatus()).isEqualTo(200);
+			assertThat(call(mvc, get("/items").param("page", "1")).getStatus()).isEqualTo(429);
+			assertThat(call(mvc, get("/items")).getStatus()).as("arguments first").isEqualTo(400);
+		});
+	}
+
+	@Test
 	void aKeyFromTheArgumentsWaitsForThem() {
 		this.contextRunner.run((context) -> {
 			MockMvc mvc = mvc(context);
