@@ -78,8 +78,8 @@ class SingleLimitScriptsIntegrationTests {
 						+ (serverClock ? " on the server's clock" : "") + ", call " + call + ": ";
 				if (!grants.isEmpty() && random.nextInt(8) == 0) {
 					long[] grant = grants.remove(random.nextInt(grants.size()));
-					release("single", limit, grant, now);
-					release("composed", limit, grant, now);
+					release("single:", limit, grant[0], grant[1], grant[2], now);
+					release("composed:", limit, grant[0], grant[1], grant[3], now);
 					continue;
 				}
 				long permits = (random.nextInt(4) == 0) ? 1 + random.nextInt((int) limit.threshold()) : 1;
@@ -117,12 +117,12 @@ class SingleLimitScriptsIntegrationTests {
 		assertThat(differences).isEmpty();
 	}
 
-	private void release(String prefix, Limit limit, long[] grant, long now) {
-		long at = prefix.equals("single") ? grant[2] : grant[3];
+	/** Give back, through the composed script, a grant made at {@code at} on one twin. */
+	private void release(String prefix, Limit limit, long permits, long call, long at, long now) {
 		Decision.Grant released = Decision.allowed(limit, 0, Duration.ZERO, at)
-			.granting("k", grant[0], List.of(limit), "m" + grant[1])
+			.granting("k", permits, List.of(limit), "m" + call)
 			.grant();
-		this.executor.execute(LimitScript.script(List.of(limit)), LimitScript.keys(prefix + ":", "k", List.of(limit)),
+		this.executor.execute(LimitScript.script(List.of(limit)), LimitScript.keys(prefix, "k", List.of(limit)),
 				LimitScript.releaseArgs(now, released));
 	}
 

@@ -1,6 +1,7 @@
 package dev.limiter.web.servlet;
 
 import java.lang.reflect.Method;
+import java.util.Arrays;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
@@ -9,10 +10,9 @@ import jakarta.servlet.DispatcherType;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 
-import org.springframework.aop.Advisor;
-import org.springframework.aop.Pointcut;
-import org.springframework.aop.PointcutAdvisor;
 import org.springframework.aop.framework.Advised;
+import org.springframework.aop.framework.AdvisorChainFactory;
+import org.springframework.aop.framework.DefaultAdvisorChainFactory;
 import org.springframework.aop.interceptor.ExposeInvocationInterceptor;
 import org.springframework.web.method.HandlerMethod;
 import org.springframework.web.servlet.HandlerInterceptor;
@@ -35,6 +35,8 @@ import dev.limiter.aop.RateLimitAspect;
  * the call, so that advice keeps its turn.
  */
 public class KnownRejectionInterceptor implements HandlerInterceptor {
+
+	private static final AdvisorChainFactory CHAINS = new DefaultAdvisorChainFactory();
 
 	private final Supplier<RateLimitAspect> aspectSupplier;
 
@@ -67,39 +69,25 @@ public class KnownRejectionInterceptor implements HandlerInterceptor {
 
 	/**
 	 * Return whether Limiter's advice is the first advice the handler's bean runs for the
-	 * method, decided once per method. A bean that is not advised is never limited, so it
-	 * is not answered here either; advice ordered ahead of Limiter's (security, say)
-	 * keeps its turn before every rejection.
+	 * method, decided once per method from the proxy's own interceptor chain. A bean that
+	 * is not advised is never limited, so it is not answered here either; advice ordered
+	 * ahead of Limiter's (security, say) keeps its turn before every rejection.
 	 */
 	private boolean limitedFirst(HandlerMethod handlerMethod) {
-		Method method = handlerMethod.getMethod();
-		Boolean first = this.limitedFirst.get(method);
-		if (first == null) {
-			first = false;
-			if (handlerMethod.getBean() instanceof Advised advised) {
-				for (Advisor advisor : advised.getAdvisors()) {
-					if (advisor instanceof RateLimitAdvisor) {
-						first = true;
-						break;
-					}
-					if (advisor.getAdvice() != ExposeInvocationInterceptor.INSTANCE
-							&& applies(advisor, method, handlerMethod.getBeanType())) {
-						break;
-					}
+		return this.limitedFirst.computeIfAbsent(handlerMethod.getMethod(), (method) -> {
+			if (!(handlerMethod.getBean() instanceof Advised advised)) {
+				return false;
+			}
+			for (Object interceptor : CHAINS.getInterceptorsAndDynamicInterceptionAdvice(advised, method,
+					handlerMethod.getBeanType())) {
+				if (interceptor != ExposeInvocationInterceptor.INSTANCE) {
+					return Arrays.stream(advised.getAdvisors())
+						.anyMatch(
+								(advisor) -> advisor instanceof RateLimitAdvisor && advisor.getAdvice() == interceptor);
 				}
 			}
-			this.limitedFirst.put(method, first);
-		}
-		return first;
-	}
-
-	private static boolean applies(Advisor advisor, Method method, Class<?> targetClass) {
-		if (advisor instanceof PointcutAdvisor pointcutAdvisor) {
-			Pointcut pointcut = pointcutAdvisor.getPointcut();
-			return pointcut.getClassFilter().matches(targetClass)
-					&& pointcut.getMethodMatcher().matches(method, targetClass);
-		}
-		return true;
+			return false;
+		});
 	}
 
 	private RateLimitAspect aspect() {
