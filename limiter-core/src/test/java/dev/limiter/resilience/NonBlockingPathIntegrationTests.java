@@ -11,7 +11,6 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
-import reactor.blockhound.BlockHound;
 
 import dev.limiter.Decision;
 import dev.limiter.FailurePolicy;
@@ -21,6 +20,7 @@ import dev.limiter.local.LocallyBlockingRateLimiter;
 import dev.limiter.memory.InMemoryRateLimiter;
 import dev.limiter.redis.LimiterConnectionFactories;
 import dev.limiter.redis.RedisRateLimiter;
+import dev.limiter.test.NonBlockingThreads;
 import dev.limiter.test.RedisServer;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -46,10 +46,8 @@ class NonBlockingPathIntegrationTests {
 
 	@BeforeAll
 	static void installBlockHound() {
-		BlockHound.builder()
-			.nonBlockingThreadPredicate((current) -> current
-				.or((thread) -> thread.getName().startsWith(CALLER) || thread.getName().equals("limiter-timer")))
-			.install();
+		NonBlockingThreads
+			.watch((thread) -> thread.getName().startsWith(CALLER) || thread.getName().equals("limiter-timer"));
 	}
 
 	@BeforeEach

@@ -17,7 +17,6 @@ import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
-import reactor.blockhound.BlockHound;
 import reactor.blockhound.BlockingOperationError;
 import reactor.core.publisher.Mono;
 import reactor.netty.DisposableServer;
@@ -37,6 +36,7 @@ import dev.limiter.FailurePolicy;
 import dev.limiter.Limit;
 import dev.limiter.RateLimiter;
 import dev.limiter.Usage;
+import dev.limiter.test.NonBlockingThreads;
 import dev.limiter.test.RedisServer;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -64,15 +64,7 @@ class GatewayIntegrationTests {
 	static void start() {
 		// Netty's event loops (the gateway's server, its client and the upstream) and
 		// Lettuce's are watched by name.
-		BlockHound.builder()
-			.allowBlockingCallsInside("io.netty.util.concurrent.SingleThreadEventExecutor", "confirmShutdown")
-			// Lettuce counts a command's writers under a short lock that parks when two
-			// threads write at once (any Lettuce user has it). Failing inside it left
-			// the connection wedged: requests were never answered.
-			.allowBlockingCallsInside("io.lettuce.core.protocol.SharedLock", "incrementWriters")
-			.nonBlockingThreadPredicate((current) -> current.or((thread) -> thread.getName().startsWith("reactor-http-")
-					|| (thread.getName().startsWith("lettuce-") && thread.getName().contains("EventLoop"))))
-			.install();
+		NonBlockingThreads.watch(NonBlockingThreads.NETTY_AND_LETTUCE);
 		upstream = HttpServer.create()
 			.host("127.0.0.1")
 			.port(0)

@@ -7,7 +7,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import reactor.blockhound.BlockHound;
+
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
@@ -28,6 +28,7 @@ import dev.limiter.Usage;
 import dev.limiter.annotation.RateLimit;
 import dev.limiter.aop.RateLimitOperation;
 import dev.limiter.aop.RateLimitOperationSource;
+import dev.limiter.test.NonBlockingThreads;
 import dev.limiter.test.RedisServer;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -51,16 +52,7 @@ class ReactiveRateLimitIntegrationTests {
 		// BlockHound is global to the JVM, so this class runs in a JVM of its own (see
 		// the starter's pom). Netty's request threads and Lettuce's event loops are
 		// watched by name; nothing on them may block, not even a method's first call.
-		BlockHound.builder()
-			// Netty's event loops wait for their tasks while the context closes.
-			.allowBlockingCallsInside("io.netty.util.concurrent.SingleThreadEventExecutor", "confirmShutdown")
-			// Lettuce counts a command's writers under a short lock that parks when two
-			// threads write at once (any Lettuce user has it). Failing inside it left
-			// the connection wedged: requests were never answered.
-			.allowBlockingCallsInside("io.lettuce.core.protocol.SharedLock", "incrementWriters")
-			.nonBlockingThreadPredicate((current) -> current.or((thread) -> thread.getName().startsWith("reactor-http-")
-					|| (thread.getName().startsWith("lettuce-") && thread.getName().contains("EventLoop"))))
-			.install();
+		NonBlockingThreads.watch(NonBlockingThreads.NETTY_AND_LETTUCE);
 		context = new SpringApplicationBuilder(ReactiveApplication.class).web(WebApplicationType.REACTIVE)
 			// Without the blocked-until cache, so that each test starts from an empty
 			// Redis.
