@@ -5,8 +5,8 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
@@ -132,7 +132,9 @@ public abstract class RedisScriptExecutor implements AutoCloseable {
 	 * Runs scripts on Lettuce's asynchronous commands. No Spring Data connection is
 	 * created per call, which is most of what a call allocates otherwise.
 	 * <p>
-	 * On its own connection, a call that has no answer after the timeout first lets the
+	 * On its own connection, Redis's timeout runs from the moment an event loop wrote the
+	 * command to the socket ({@link SentScript}): time the command spent in this JVM
+	 * before is not Redis's. A call that has no answer after the timeout first lets the
 	 * client's event loops read what has arrived ({@link EventLoopCatchUp}, within
 	 * {@link LimiterConnectionFactories#READ_GRACE}): an answer Redis gave in time is the
 	 * answer, and while this JVM was the one behind, Redis gets its timeout again; only a
@@ -171,38 +173,36 @@ public abstract class RedisScriptExecutor implements AutoCloseable {
 		@Override
 		public List<Long> execute(RedisScript<?> script, byte[][] keys, byte[][] args) {
 			RedisScriptingAsyncCommands<byte[], byte[]> commands = commands();
-			long started = System.nanoTime();
-			try {
-				return await(commands.evalsha(script.getSha1(), ScriptOutputType.MULTI, keys, args), started);
-			}
-			catch (RedisNoScriptException ex) {
-				// One timeout per call: the script sent again after NOSCRIPT gets
-				// what is left of it, as on the non-blocking path.
-				return await(commands.eval(source(script), ScriptOutputType.MULTI, keys, args), started);
-			}
-		}
-
-		private List<Long> await(Future<List<Long>> reply, long started) {
-			long deadline = started + this.timeoutNanos + this.graceNanos;
-			long wait = Math.max(0, started + this.timeoutNanos - System.nanoTime());
+			ScriptCall call = call();
+			send(call, commands, script, keys, args);
+			long due = call.redisDueNanos(System.nanoTime());
 			while (true) {
-				long waitStarted = System.nanoTime();
+				long asked = Math.min(due, call.deadlineNanos());
 				try {
-					return reply.get(wait, TimeUnit.NANOSECONDS);
+					return call.get(Math.max(0, asked - System.nanoTime()), TimeUnit.NANOSECONDS);
 				}
 				catch (ExecutionException ex) {
 					throw unwrap(ex.getCause());
 				}
 				catch (TimeoutException ex) {
 					long checked = System.nanoTime();
-					boolean callerWasLate = checked - waitStarted - wait >= this.timeoutNanos / 2;
-					EventLoopCatchUp catchUp = this.catchUp;
-					boolean caughtUp = catchUp != null && catchUp.await(deadline - checked);
-					wait = caughtUp ? nextWait(reply, callerWasLate, checked, System.nanoTime(), deadline) : 0;
-					if (wait <= 0) {
-						reply.cancel(true);
-						throw timedOut();
+					long redisDue = call.redisDueNanos(checked);
+					if (redisDue > checked && checked < call.deadlineNanos()) {
+						// Written late by this JVM: Redis has not had its time yet.
+						due = redisDue;
+						continue;
 					}
+					boolean callerWasLate = checked - asked >= this.timeoutNanos / 2;
+					EventLoopCatchUp catchUp = this.catchUp;
+					boolean caughtUp = catchUp != null && catchUp.await(call.deadlineNanos() - checked);
+					long now = System.nanoTime();
+					long wait = caughtUp ? nextWait(call, callerWasLate, checked, now) : 0;
+					if (wait <= 0) {
+						// Ends the call unless its answer came meanwhile; the next get
+						// says which.
+						call.timeOut(timedOut());
+					}
+					due = now + wait;
 				}
 				catch (InterruptedException ex) {
 					Thread.currentThread().interrupt();
@@ -214,40 +214,54 @@ public abstract class RedisScriptExecutor implements AutoCloseable {
 		@Override
 		public CompletableFuture<List<Long>> executeAsync(RedisScript<?> script, byte[][] keys, byte[][] args) {
 			RedisScriptingAsyncCommands<byte[], byte[]> commands = this.commands;
-			CompletableFuture<List<Long>> reply;
+			ScriptCall call = call();
 			if (commands != null) {
-				reply = send(commands, script, keys, args);
+				send(call, commands, script, keys, args);
 			}
 			else {
 				// Connecting blocks: it happens on another thread, once (the starter
 				// connects at startup, so only a Redis that was absent then gets here).
-				reply = CompletableFuture.supplyAsync(this::commands)
-					.thenCompose((connected) -> send(connected, script, keys, args));
+				CompletableFuture.supplyAsync(this::commands).whenComplete((connected, failure) -> {
+					if (failure != null) {
+						call.completeExceptionally(unwrap(failure));
+					}
+					else {
+						send(call, connected, script, keys, args);
+					}
+				});
 			}
-			long started = System.nanoTime();
-			long deadline = started + this.timeoutNanos + this.graceNanos;
-			watch(reply, started + this.timeoutNanos, deadline);
-			return reply;
+			watch(call, call.redisDueNanos(System.nanoTime()));
+			return call;
+		}
+
+		private ScriptCall call() {
+			return new ScriptCall(System.nanoTime(), this.timeoutNanos, this.graceNanos);
 		}
 
 		/**
 		 * Judge, without blocking, a call that may have no answer when it is due.
 		 */
-		private void watch(CompletableFuture<List<Long>> reply, long dueNanos, long deadline) {
-			Timeout check = timer.newTimeout((timeout) -> judge(reply, dueNanos, deadline),
-					dueNanos - System.nanoTime(), TimeUnit.NANOSECONDS);
-			reply.whenComplete((result, failure) -> check.cancel());
+		private void watch(ScriptCall call, long dueNanos) {
+			Timeout check = timer.newTimeout((timeout) -> judge(call, dueNanos),
+					Math.min(dueNanos, call.deadlineNanos()) - System.nanoTime(), TimeUnit.NANOSECONDS);
+			call.whenComplete((result, failure) -> check.cancel());
 		}
 
-		private void judge(CompletableFuture<List<Long>> reply, long dueNanos, long deadline) {
-			if (reply.isDone()) {
+		private void judge(ScriptCall call, long dueNanos) {
+			if (call.isDone()) {
 				return;
 			}
 			long checked = System.nanoTime();
-			boolean timerWasLate = checked - dueNanos >= this.timeoutNanos / 2;
+			long redisDue = call.redisDueNanos(checked);
+			if (redisDue > checked && checked < call.deadlineNanos()) {
+				// Written late by this JVM: Redis has not had its time yet.
+				watch(call, redisDue);
+				return;
+			}
+			boolean timerWasLate = checked - Math.min(dueNanos, call.deadlineNanos()) >= this.timeoutNanos / 2;
 			EventLoopCatchUp catchUp = this.catchUp;
 			if (catchUp == null) {
-				reply.completeExceptionally(timedOut());
+				call.timeOut(timedOut());
 				return;
 			}
 			CompletableFuture<Void> caughtUp;
@@ -256,22 +270,22 @@ public abstract class RedisScriptExecutor implements AutoCloseable {
 			}
 			catch (RuntimeException ex) {
 				// The loops are shutting down: nothing will answer this call.
-				reply.completeExceptionally(ex);
+				call.completeExceptionally(ex);
 				return;
 			}
 			Timeout giveUp = timer.newTimeout((timeout) -> {
 				caughtUp.complete(null);
-				reply.completeExceptionally(timedOut());
-			}, deadline - checked, TimeUnit.NANOSECONDS);
+				call.timeOut(timedOut());
+			}, call.deadlineNanos() - checked, TimeUnit.NANOSECONDS);
 			caughtUp.thenRun(() -> {
 				giveUp.cancel();
 				long now = System.nanoTime();
-				long wait = nextWait(reply, timerWasLate, checked, now, deadline);
+				long wait = nextWait(call, timerWasLate, checked, now);
 				if (wait <= 0) {
-					reply.completeExceptionally(timedOut());
+					call.timeOut(timedOut());
 				}
-				else if (!reply.isDone()) {
-					watch(reply, now + wait, deadline);
+				else if (!call.isDone()) {
+					watch(call, now + wait);
 				}
 			});
 		}
@@ -283,8 +297,8 @@ public abstract class RedisScriptExecutor implements AutoCloseable {
 		 * within the grace.
 		 * @return how much longer to wait, 0 when the call times out
 		 */
-		private long nextWait(Future<?> reply, boolean callerWasLate, long checked, long now, long deadline) {
-			if (reply.isDone()) {
+		private long nextWait(ScriptCall call, boolean callerWasLate, long checked, long now) {
+			if (call.isDone()) {
 				// Redis answered in time; this JVM was slow to read it.
 				return 1;
 			}
@@ -292,24 +306,45 @@ public abstract class RedisScriptExecutor implements AutoCloseable {
 			if (!callerWasLate && !loopsWereLate) {
 				return 0;
 			}
-			// The command may itself have been written late by a busy loop.
-			return Math.min(this.timeoutNanos, deadline - now);
+			return Math.min(this.timeoutNanos, call.deadlineNanos() - now);
 		}
 
-		private static CompletableFuture<List<Long>> send(RedisScriptingAsyncCommands<byte[], byte[]> commands,
-				RedisScript<?> script, byte[][] keys, byte[][] args) {
-			CompletableFuture<List<Long>> reply = new CompletableFuture<>();
-			commands.<List<Long>>evalsha(script.getSha1(), ScriptOutputType.MULTI, keys, args)
-				.whenComplete((result, failure) -> {
-					if (failure instanceof RedisNoScriptException) {
-						commands.<List<Long>>eval(source(script), ScriptOutputType.MULTI, keys, args)
-							.whenComplete((retried, retryFailure) -> complete(reply, retried, retryFailure));
+		/**
+		 * Send the script for a call: {@code EVALSHA}, and {@code EVAL} after
+		 * {@code NOSCRIPT}; on this executor's own connection, as commands that note when
+		 * they were written.
+		 */
+		private void send(ScriptCall call, RedisScriptingAsyncCommands<byte[], byte[]> commands, RedisScript<?> script,
+				byte[][] keys, byte[][] args) {
+			StatefulConnection<byte[], byte[]> connection = this.connection;
+			CompletionStage<List<Long>> first = (connection != null)
+					? dispatch(connection, SentScript.evalsha(script.getSha1(), keys, args))
+					: commands.evalsha(script.getSha1(), ScriptOutputType.MULTI, keys, args);
+			call.sent(first.toCompletableFuture(), System.nanoTime());
+			first.whenComplete((result, failure) -> {
+				if (failure instanceof RedisNoScriptException && !call.isDone()) {
+					try {
+						CompletionStage<List<Long>> again = (connection != null)
+								? dispatch(connection, SentScript.eval(source(script), keys, args))
+								: commands.eval(source(script), ScriptOutputType.MULTI, keys, args);
+						call.sentAgain(again.toCompletableFuture(), System.nanoTime());
+						again.whenComplete((retried, retryFailure) -> complete(call, retried, retryFailure));
 					}
-					else {
-						complete(reply, result, failure);
+					catch (RuntimeException ex) {
+						// Rejected at once (disconnected meanwhile): this thread is an
+						// event loop, so the call is told rather than the thread.
+						call.completeExceptionally(ex);
 					}
-				});
-			return reply;
+				}
+				else {
+					complete(call, result, failure);
+				}
+			});
+		}
+
+		private static SentScript dispatch(StatefulConnection<byte[], byte[]> connection, SentScript command) {
+			connection.dispatch(command);
+			return command;
 		}
 
 		private static void complete(CompletableFuture<List<Long>> reply, List<Long> result, Throwable failure) {

@@ -6,6 +6,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.BiConsumer;
 
 import io.lettuce.core.RedisCommandTimeoutException;
 import io.lettuce.core.resource.EventLoopGroupProvider;
@@ -75,6 +76,32 @@ class LateReplyIntegrationTests {
 	}
 
 	@Test
+	void aCommandThisJvmWroteLateHasItsWholeTimeoutFromTheWrite() {
+		withLongerTimeout((limiter, factory) -> {
+			// The loops hold the command for 400 ms, and Redis answers 200 ms after
+			// it got it: later than 500 ms after the call, within 500 ms of the write.
+			// By the time the call is due the loops keep up again, so only the write's
+			// time tells that Redis has not had its 500 ms.
+			pauseRedisFor(Duration.ofMillis(600));
+			stallEventLoops(factory, Duration.ofMillis(400));
+			Decision decision = limiter.acquire("written-late", this.limit);
+			assertThat(decision.isAllowed()).isTrue();
+			assertThat(decision.remaining()).isEqualTo(9);
+		});
+	}
+
+	@Test
+	void withoutBlockingACommandThisJvmWroteLateHasItsWholeTimeoutFromTheWrite() {
+		withLongerTimeout((limiter, factory) -> {
+			pauseRedisFor(Duration.ofMillis(600));
+			stallEventLoops(factory, Duration.ofMillis(400));
+			Decision decision = limiter.acquireAsync("written-late", 1, List.of(this.limit)).join();
+			assertThat(decision.isAllowed()).isTrue();
+			assertThat(decision.remaining()).isEqualTo(9);
+		});
+	}
+
+	@Test
 	void aStallLongerThanTheGraceIsATimeout() {
 		stallEventLoops(LimiterConnectionFactories.READ_GRACE.plus(TIMEOUT).plusMillis(500));
 		assertThatExceptionOfType(RedisCommandTimeoutException.class)
@@ -133,10 +160,29 @@ class LateReplyIntegrationTests {
 			.isInstanceOf(RedisCommandTimeoutException.class);
 	}
 
+	private void withLongerTimeout(BiConsumer<RedisRateLimiter, LettuceConnectionFactory> test) {
+		LettuceConnectionFactory factory = LimiterConnectionFactories.dedicated(this.application,
+				Duration.ofMillis(500));
+		try (RedisRateLimiter limiter = RedisRateLimiter.builder(factory).build()) {
+			assertThat(limiter.acquire("warm", this.limit).isAllowed()).isTrue();
+			test.accept(limiter, factory);
+		}
+		finally {
+			factory.destroy();
+		}
+	}
+
+	private void pauseRedisFor(Duration pause) {
+		this.redis.pause();
+		CompletableFuture.delayedExecutor(pause.toNanos(), TimeUnit.NANOSECONDS).execute(this.redis::resume);
+	}
+
 	private void stallEventLoops(Duration stall) {
-		EventLoopGroupProvider provider = this.dedicated.getRequiredNativeClient()
-			.getResources()
-			.eventLoopGroupProvider();
+		stallEventLoops(this.dedicated, stall);
+	}
+
+	private void stallEventLoops(LettuceConnectionFactory factory, Duration stall) {
+		EventLoopGroupProvider provider = factory.getRequiredNativeClient().getResources().eventLoopGroupProvider();
 		EventLoopGroup group = provider.allocate(Transports.eventLoopGroupClass());
 		try {
 			group.forEach((loop) -> loop.execute(() -> LockSupport.parkNanos(stall.toNanos())));

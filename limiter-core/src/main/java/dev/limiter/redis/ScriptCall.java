@@ -1,0 +1,99 @@
+package dev.limiter.redis;
+
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Future;
+
+/**
+ * One script call in flight on Lettuce: the future its caller holds, the command sent for
+ * it (the {@code EVALSHA}, then the {@code EVAL} after {@code NOSCRIPT}), and when
+ * Redis's time to answer that command is up.
+ * <p>
+ * Redis has the timeout once per call, counted from the write of the command when the
+ * command notes it ({@link SentScript}), else from its dispatch; the command sent again
+ * after {@code NOSCRIPT} gets what the first one left of it. The call itself ends at the
+ * latest at its deadline, the timeout plus the read grace after it started.
+ */
+final class ScriptCall extends CompletableFuture<List<Long>> {
+
+	private final long startedNanos;
+
+	private final long timeoutNanos;
+
+	private final long deadlineNanos;
+
+	private volatile InFlight inFlight;
+
+	ScriptCall(long startedNanos, long timeoutNanos, long graceNanos) {
+		this.startedNanos = startedNanos;
+		this.timeoutNanos = timeoutNanos;
+		this.deadlineNanos = startedNanos + timeoutNanos + graceNanos;
+	}
+
+	long deadlineNanos() {
+		return this.deadlineNanos;
+	}
+
+	/**
+	 * Note the first command sent for this call.
+	 * @param command the command, dispatched at {@code nowNanos}
+	 * @param nowNanos the time of the dispatch
+	 */
+	void sent(Future<?> command, long nowNanos) {
+		this.inFlight = new InFlight(command, this.timeoutNanos, nowNanos);
+	}
+
+	/**
+	 * Note the command sent again after {@code NOSCRIPT}: Redis's time for it is what the
+	 * first command left.
+	 * @param command the command, dispatched at {@code nowNanos}
+	 * @param nowNanos the time of the dispatch, when the first command's reply was in
+	 */
+	void sentAgain(Future<?> command, long nowNanos) {
+		InFlight first = this.inFlight;
+		long left = (first != null) ? first.budgetNanos - (nowNanos - first.sentNanos()) : this.timeoutNanos;
+		this.inFlight = new InFlight(command, Math.max(0, left), nowNanos);
+	}
+
+	/**
+	 * Return when Redis's time to answer the command in flight is up; a command that no
+	 * event loop has written yet has its whole time still ahead.
+	 * @param nowNanos the time now
+	 * @return the time, on {@link System#nanoTime()}'s scale
+	 */
+	long redisDueNanos(long nowNanos) {
+		InFlight inFlight = this.inFlight;
+		if (inFlight == null) {
+			// Still connecting: that is Redis's time too.
+			return this.startedNanos + this.timeoutNanos;
+		}
+		if (inFlight.command instanceof SentScript script && !script.isSent()) {
+			return nowNanos + inFlight.budgetNanos;
+		}
+		return inFlight.sentNanos() + inFlight.budgetNanos;
+	}
+
+	/**
+	 * End the call with a timeout, and cancel its command so that a command not written
+	 * yet is never written.
+	 * @param timeout the exception
+	 */
+	void timeOut(RuntimeException timeout) {
+		if (completeExceptionally(timeout)) {
+			InFlight inFlight = this.inFlight;
+			if (inFlight != null) {
+				inFlight.command.cancel(true);
+			}
+		}
+	}
+
+	private record InFlight(Future<?> command, long budgetNanos, long dispatchedNanos) {
+
+		long sentNanos() {
+			return (this.command instanceof SentScript script && script.isSent()) ? script.sentNanos()
+					: this.dispatchedNanos;
+		}
+
+	}
+
+}
