@@ -157,6 +157,12 @@ public abstract class RedisScriptExecutor implements AutoCloseable {
 
 		private volatile RedisScriptingAsyncCommands<byte[], byte[]> commands;
 
+		private final Object connectLock = new Object();
+
+		private CompletableFuture<RedisScriptingAsyncCommands<byte[], byte[]>> connecting;
+
+		private boolean closed;
+
 		Lettuce(LettuceConnectionFactory factory) {
 			this.factory = factory;
 			this.timeoutNanos = ((factory instanceof LimiterConnectionFactories.DedicatedConnectionFactory dedicated)
@@ -172,8 +178,11 @@ public abstract class RedisScriptExecutor implements AutoCloseable {
 
 		@Override
 		public List<Long> execute(RedisScript<?> script, byte[][] keys, byte[][] args) {
-			RedisScriptingAsyncCommands<byte[], byte[]> commands = commands();
 			ScriptCall call = call();
+			RedisScriptingAsyncCommands<byte[], byte[]> commands = this.commands;
+			if (commands == null) {
+				commands = awaitConnected(call);
+			}
 			send(call, commands, script, keys, args);
 			long due = call.redisDueNanos(System.nanoTime());
 			while (true) {
@@ -219,14 +228,16 @@ public abstract class RedisScriptExecutor implements AutoCloseable {
 				send(call, commands, script, keys, args);
 			}
 			else {
-				// Connecting blocks: it happens on another thread, once (the starter
-				// connects at startup, so only a Redis that was absent then gets here).
-				CompletableFuture.supplyAsync(this::commands).whenComplete((connected, failure) -> {
+				// Only a Redis that was absent when the starter connected gets here.
+				connecting().whenComplete((connected, failure) -> {
 					if (failure != null) {
 						call.completeExceptionally(unwrap(failure));
 					}
 					else {
 						send(call, connected, script, keys, args);
+						// Judged from the write now, not at the deadline that bounded
+						// the connecting.
+						watch(call, call.redisDueNanos(System.nanoTime()));
 					}
 				});
 			}
@@ -316,6 +327,11 @@ public abstract class RedisScriptExecutor implements AutoCloseable {
 		 */
 		private void send(ScriptCall call, RedisScriptingAsyncCommands<byte[], byte[]> commands, RedisScript<?> script,
 				byte[][] keys, byte[][] args) {
+			if (call.isDone()) {
+				// Timed out while connecting: the script must not run after its caller
+				// was answered by the failure policy.
+				return;
+			}
 			StatefulConnection<byte[], byte[]> connection = this.connection;
 			CompletionStage<List<Long>> first = (connection != null)
 					? dispatch(connection, SentScript.evalsha(script.getSha1(), keys, args))
@@ -367,43 +383,90 @@ public abstract class RedisScriptExecutor implements AutoCloseable {
 			return (cause instanceof RuntimeException runtime) ? runtime : new RedisException(cause);
 		}
 
-		private RedisScriptingAsyncCommands<byte[], byte[]> commands() {
-			RedisScriptingAsyncCommands<byte[], byte[]> commands = this.commands;
-			if (commands == null) {
-				synchronized (this) {
-					commands = this.commands;
-					if (commands == null) {
-						// Connected on first use, and again on a later call when Redis
-						// was
-						// down: once connected, Lettuce reconnects by itself.
-						commands = connect();
-					}
-				}
+		/**
+		 * Wait for the connection until the call's deadline, the bound of an attempt to
+		 * connect.
+		 */
+		private RedisScriptingAsyncCommands<byte[], byte[]> awaitConnected(ScriptCall call) {
+			try {
+				return connecting().get(Math.max(0, call.deadlineNanos() - System.nanoTime()), TimeUnit.NANOSECONDS);
 			}
-			return commands;
+			catch (ExecutionException ex) {
+				throw unwrap(ex.getCause());
+			}
+			catch (TimeoutException ex) {
+				throw timedOut();
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+				throw new RedisException("Interrupted while connecting for the rate-limit script", ex);
+			}
+		}
+
+		/**
+		 * Return the connection's commands to come: connected on first use, and again on
+		 * a later call while Redis was down (once connected, Lettuce reconnects by
+		 * itself). One attempt at a time runs, on a thread of its own, and every caller
+		 * waits for that one attempt within its own deadline: an attempt on a Redis that
+		 * does not answer takes the timeout plus the grace, and callers that queued for
+		 * attempts of their own would wait that long once for each caller ahead.
+		 */
+		private CompletableFuture<RedisScriptingAsyncCommands<byte[], byte[]>> connecting() {
+			synchronized (this.connectLock) {
+				RedisScriptingAsyncCommands<byte[], byte[]> commands = this.commands;
+				if (commands != null) {
+					return CompletableFuture.completedFuture(commands);
+				}
+				if (this.connecting == null || this.connecting.isCompletedExceptionally()) {
+					CompletableFuture<RedisScriptingAsyncCommands<byte[], byte[]>> attempt = new CompletableFuture<>();
+					Thread thread = new Thread(() -> {
+						try {
+							attempt.complete(connect());
+						}
+						catch (RuntimeException | Error ex) {
+							attempt.completeExceptionally(ex);
+						}
+					}, "limiter-connect");
+					thread.setDaemon(true);
+					thread.start();
+					this.connecting = attempt;
+				}
+				return this.connecting;
+			}
 		}
 
 		private RedisScriptingAsyncCommands<byte[], byte[]> connect() {
 			AbstractRedisClient client = this.factory.getRequiredNativeClient();
-			if (this.catchUp == null && this.factory instanceof LimiterConnectionFactories.DedicatedConnectionFactory) {
-				this.catchUp = EventLoopCatchUp.of(client.getResources());
+			synchronized (this.connectLock) {
+				if (this.closed) {
+					throw new RedisException("The rate-limit script executor is closed");
+				}
+				if (this.catchUp == null
+						&& this.factory instanceof LimiterConnectionFactories.DedicatedConnectionFactory) {
+					this.catchUp = EventLoopCatchUp.of(client.getResources());
+				}
 			}
-			if (client instanceof RedisClusterClient cluster) {
-				StatefulRedisClusterConnection<byte[], byte[]> connection = cluster.connect(ByteArrayCodec.INSTANCE);
+			StatefulConnection<byte[], byte[]> connection = (client instanceof RedisClusterClient cluster)
+					? cluster.connect(ByteArrayCodec.INSTANCE)
+					: ((RedisClient) client).connect(ByteArrayCodec.INSTANCE);
+			synchronized (this.connectLock) {
+				if (this.closed) {
+					connection.close();
+					throw new RedisException("The rate-limit script executor is closed");
+				}
 				this.connection = connection;
-				this.commands = connection.async();
+				this.commands = (connection instanceof StatefulRedisClusterConnection<byte[], byte[]> cluster)
+						? cluster.async() : ((StatefulRedisConnection<byte[], byte[]>) connection).async();
+				return this.commands;
 			}
-			else {
-				StatefulRedisConnection<byte[], byte[]> connection = ((RedisClient) client)
-					.connect(ByteArrayCodec.INSTANCE);
-				this.connection = connection;
-				this.commands = connection.async();
-			}
-			return this.commands;
 		}
 
 		@Override
 		public void close() {
+			synchronized (this.connectLock) {
+				// An attempt still running closes what it opens.
+				this.closed = true;
+			}
 			StatefulConnection<byte[], byte[]> connection = this.connection;
 			if (connection != null) {
 				connection.close();

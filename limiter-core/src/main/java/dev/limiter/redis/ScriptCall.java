@@ -12,11 +12,10 @@ import java.util.concurrent.Future;
  * Redis has the timeout once per call, counted from the write of the command when the
  * command notes it ({@link SentScript}), else from its dispatch; the command sent again
  * after {@code NOSCRIPT} gets what the first one left of it. The call itself ends at the
- * latest at its deadline, the timeout plus the read grace after it started.
+ * latest at its deadline, the timeout plus the read grace after it started, which also
+ * bounds the wait for a connection.
  */
 final class ScriptCall extends CompletableFuture<List<Long>> {
-
-	private final long startedNanos;
 
 	private final long timeoutNanos;
 
@@ -25,7 +24,6 @@ final class ScriptCall extends CompletableFuture<List<Long>> {
 	private volatile InFlight inFlight;
 
 	ScriptCall(long startedNanos, long timeoutNanos, long graceNanos) {
-		this.startedNanos = startedNanos;
 		this.timeoutNanos = timeoutNanos;
 		this.deadlineNanos = startedNanos + timeoutNanos + graceNanos;
 	}
@@ -64,8 +62,9 @@ final class ScriptCall extends CompletableFuture<List<Long>> {
 	long redisDueNanos(long nowNanos) {
 		InFlight inFlight = this.inFlight;
 		if (inFlight == null) {
-			// Still connecting: that is Redis's time too.
-			return this.startedNanos + this.timeoutNanos;
+			// Still connecting: an attempt is bounded by the deadline (a cold JVM's
+			// first connection takes longer than a short timeout).
+			return this.deadlineNanos;
 		}
 		if (inFlight.command instanceof SentScript script && !script.isSent()) {
 			return nowNanos + inFlight.budgetNanos;

@@ -117,6 +117,24 @@ class ResilientRateLimiterFaultIntegrationTests {
 		assertThat(fromRedis.remaining()).isEqualTo(2);
 	}
 
+	@Test
+	void callersShareOneAttemptToConnectToASilentRedisThenPickRedisUp() throws Exception {
+		RedisServer redis = server();
+		// Accepts connections and never answers, so an attempt to connect takes its
+		// whole bound, the timeout plus the read grace: the callers share one attempt
+		// instead of queueing for attempts of their own, the n-th for n of them.
+		redis.pause();
+		ResilientRateLimiter limiter = limiter(redis.port(), FailurePolicy.FAIL_OPEN);
+		Limit limit = Limit.of(100, Duration.ofMinutes(1));
+		Load silent = load(limiter, limit, 6, 1);
+		assertThat(silent.failed).isZero();
+		assertThat(silent.degraded).isEqualTo(6);
+		assertThat(silent.maxLatency).isLessThan(TIMEOUT.plus(LimiterConnectionFactories.READ_GRACE).plus(MARGIN));
+		redis.resume();
+		assertThat(awaitRecovery(limiter, limit)).isLessThan(Duration.ofSeconds(3));
+		assertThat(limiter.acquire("after", limit).isDegraded()).isFalse();
+	}
+
 	private RedisServer server() {
 		RedisServer redis = RedisServer.start();
 		this.closeables.add(redis);
