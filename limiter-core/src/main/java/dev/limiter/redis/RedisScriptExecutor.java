@@ -178,11 +178,11 @@ public abstract class RedisScriptExecutor implements AutoCloseable {
 
 		@Override
 		public List<Long> execute(RedisScript<?> script, byte[][] keys, byte[][] args) {
-			ScriptCall call = call();
 			RedisScriptingAsyncCommands<byte[], byte[]> commands = this.commands;
 			if (commands == null) {
-				commands = awaitConnected(call);
+				commands = awaitConnected();
 			}
+			ScriptCall call = call();
 			send(call, commands, script, keys, args);
 			long due = call.redisDueNanos(System.nanoTime());
 			while (true) {
@@ -234,6 +234,7 @@ public abstract class RedisScriptExecutor implements AutoCloseable {
 						call.completeExceptionally(unwrap(failure));
 					}
 					else {
+						call.connected(System.nanoTime());
 						send(call, connected, script, keys, args);
 						// Judged from the write now, not at the deadline that bounded
 						// the connecting.
@@ -384,18 +385,18 @@ public abstract class RedisScriptExecutor implements AutoCloseable {
 		}
 
 		/**
-		 * Wait for the connection until the call's deadline, the bound of an attempt to
-		 * connect.
+		 * Wait for the attempt to connect that runs, or a new one. An attempt is bounded
+		 * by the connection's own timeouts (the timeout plus the grace for the socket and
+		 * the handshake); what it spends in this JVM besides (a cold first connection
+		 * loads and starts much of Netty) is not bounded here, as it was not when each
+		 * caller connected by itself.
 		 */
-		private RedisScriptingAsyncCommands<byte[], byte[]> awaitConnected(ScriptCall call) {
+		private RedisScriptingAsyncCommands<byte[], byte[]> awaitConnected() {
 			try {
-				return connecting().get(Math.max(0, call.deadlineNanos() - System.nanoTime()), TimeUnit.NANOSECONDS);
+				return connecting().get();
 			}
 			catch (ExecutionException ex) {
 				throw unwrap(ex.getCause());
-			}
-			catch (TimeoutException ex) {
-				throw timedOut();
 			}
 			catch (InterruptedException ex) {
 				Thread.currentThread().interrupt();

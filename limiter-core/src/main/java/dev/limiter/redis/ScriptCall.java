@@ -12,20 +12,32 @@ import java.util.concurrent.Future;
  * Redis has the timeout once per call, counted from the write of the command when the
  * command notes it ({@link SentScript}), else from its dispatch; the command sent again
  * after {@code NOSCRIPT} gets what the first one left of it. The call itself ends at the
- * latest at its deadline, the timeout plus the read grace after it started, which also
- * bounds the wait for a connection.
+ * latest at its deadline, the timeout plus the read grace after it started; a call that
+ * waited for a connection starts again when it is connected, so that, as on the blocking
+ * path, the wait for a connection and the wait for Redis have a bound each.
  */
 final class ScriptCall extends CompletableFuture<List<Long>> {
 
 	private final long timeoutNanos;
 
-	private final long deadlineNanos;
+	private final long graceNanos;
+
+	private volatile long deadlineNanos;
 
 	private volatile InFlight inFlight;
 
 	ScriptCall(long startedNanos, long timeoutNanos, long graceNanos) {
 		this.timeoutNanos = timeoutNanos;
+		this.graceNanos = graceNanos;
 		this.deadlineNanos = startedNanos + timeoutNanos + graceNanos;
+	}
+
+	/**
+	 * Start the call again once the connection it waited for is there.
+	 * @param nowNanos the time now
+	 */
+	void connected(long nowNanos) {
+		this.deadlineNanos = nowNanos + this.timeoutNanos + this.graceNanos;
 	}
 
 	long deadlineNanos() {
