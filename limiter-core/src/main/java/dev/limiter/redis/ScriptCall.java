@@ -74,8 +74,9 @@ final class ScriptCall extends CompletableFuture<List<Long>> {
 	long redisDueNanos(long nowNanos) {
 		InFlight inFlight = this.inFlight;
 		if (inFlight == null) {
-			// Still connecting: an attempt is bounded by the deadline (a cold JVM's
-			// first connection takes longer than a short timeout).
+			// Still connecting, on the non-blocking path: the wait for the connection
+			// has the deadline for its bound (a cold JVM's first connection takes
+			// longer than a short timeout).
 			return this.deadlineNanos;
 		}
 		if (inFlight.command instanceof SentScript script && !script.isSent()) {
