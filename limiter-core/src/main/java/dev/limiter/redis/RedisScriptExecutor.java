@@ -195,10 +195,8 @@ public abstract class RedisScriptExecutor implements AutoCloseable {
 				}
 				catch (TimeoutException ex) {
 					long checked = System.nanoTime();
-					long redisDue = call.redisDueNanos(checked);
-					if (redisDue > checked && checked < call.deadlineNanos()) {
-						// Written late by this JVM: Redis has not had its time yet.
-						due = redisDue;
+					if (!call.redisHadItsTime(checked)) {
+						due = call.redisDueNanos(checked);
 						continue;
 					}
 					boolean callerWasLate = checked - asked >= this.timeoutNanos / 2;
@@ -264,10 +262,8 @@ public abstract class RedisScriptExecutor implements AutoCloseable {
 				return;
 			}
 			long checked = System.nanoTime();
-			long redisDue = call.redisDueNanos(checked);
-			if (redisDue > checked && checked < call.deadlineNanos()) {
-				// Written late by this JVM: Redis has not had its time yet.
-				watch(call, redisDue);
+			if (!call.redisHadItsTime(checked)) {
+				watch(call, call.redisDueNanos(checked));
 				return;
 			}
 			boolean timerWasLate = checked - Math.min(dueNanos, call.deadlineNanos()) >= this.timeoutNanos / 2;
@@ -408,9 +404,9 @@ public abstract class RedisScriptExecutor implements AutoCloseable {
 		 * Return the connection's commands to come: connected on first use, and again on
 		 * a later call while Redis was down (once connected, Lettuce reconnects by
 		 * itself). One attempt at a time runs, on a thread of its own, and every caller
-		 * waits for that one attempt within its own deadline: an attempt on a Redis that
-		 * does not answer takes the timeout plus the grace, and callers that queued for
-		 * attempts of their own would wait that long once for each caller ahead.
+		 * waits for that one attempt: an attempt on a Redis that does not answer takes
+		 * the timeout plus the grace, and callers that queued for attempts of their own
+		 * would wait that long once for each caller ahead.
 		 */
 		private CompletableFuture<RedisScriptingAsyncCommands<byte[], byte[]>> connecting() {
 			synchronized (this.connectLock) {

@@ -86,6 +86,17 @@ final class ScriptCall extends CompletableFuture<List<Long>> {
 	}
 
 	/**
+	 * Return whether Redis has had its time to answer the command in flight, or the call
+	 * its deadline: until then, a call without an answer is not judged (the command was
+	 * written late by this JVM, or not yet).
+	 * @param nowNanos the time now
+	 * @return whether the call may be judged
+	 */
+	boolean redisHadItsTime(long nowNanos) {
+		return redisDueNanos(nowNanos) <= nowNanos || nowNanos >= this.deadlineNanos;
+	}
+
+	/**
 	 * End the call with a timeout, and cancel its command so that a command not written
 	 * yet is never written.
 	 * @param timeout the exception
