@@ -5,7 +5,6 @@ import java.text.MessageFormat;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 import org.aopalliance.intercept.MethodInterceptor;
@@ -24,6 +23,7 @@ import dev.limiter.Limit;
 import dev.limiter.RateLimitExceededException;
 import dev.limiter.RateLimitUnavailableException;
 import dev.limiter.RateLimiter;
+import dev.limiter.aop.CallPreparation.PreparedCall;
 import dev.limiter.key.CurrentRequest;
 import dev.limiter.key.ReactiveCurrentRequest;
 import dev.limiter.key.RateLimitInvocation;
@@ -67,15 +67,11 @@ public class RateLimitAspect implements MethodInterceptor, Ordered {
 	 */
 	public static final String UNAVAILABLE_MESSAGE_CODE = "limiter.unavailable";
 
-	private static final Object[] NO_ARGUMENTS = {};
-
 	private static final Logger logger = LoggerFactory.getLogger(RateLimitAspect.class);
 
 	private final RateLimiter rateLimiter;
 
 	private final RateLimitOperationSource operationSource;
-
-	private final RateLimitKeyResolver keyResolver;
 
 	private final CurrentRequest currentRequest;
 
@@ -87,13 +83,11 @@ public class RateLimitAspect implements MethodInterceptor, Ordered {
 
 	private final int order;
 
-	private final Set<Method> keyFailuresLogged = ConcurrentHashMap.newKeySet();
-
 	private final ShadowLog shadowLog = new ShadowLog();
 
 	private volatile RateLimitObserver observer = RateLimitObserver.NONE;
 
-	private final Set<Method> unknownPlansLogged = ConcurrentHashMap.newKeySet();
+	private final CallPreparation preparation;
 
 	/**
 	 * Create the aspect.
@@ -141,7 +135,7 @@ public class RateLimitAspect implements MethodInterceptor, Ordered {
 		}
 		this.rateLimiter = rateLimiter;
 		this.operationSource = operationSource;
-		this.keyResolver = keyResolver;
+		this.preparation = new CallPreparation(keyResolver);
 		this.currentRequest = (currentRequest != null) ? currentRequest : CurrentRequest.NONE;
 		this.reactiveRequest = reactiveRequest;
 		this.messageSource = messageSource;
@@ -167,13 +161,13 @@ public class RateLimitAspect implements MethodInterceptor, Ordered {
 		if (this.reactiveRequest != null && ReactiveRateLimitCall.isReactive(method)) {
 			return ReactiveRateLimitCall.rateLimit(this, call, operation, targetClass);
 		}
-		RateLimitInvocation invocation = planned(
-				new RateLimitInvocation(operation, targetClass, call.getArguments(), this.currentRequest));
-		operation = invocation.operation();
-		if (skips(invocation)) {
+		PreparedCall prepared = this.preparation
+			.prepare(new RateLimitInvocation(operation, targetClass, call.getArguments(), this.currentRequest));
+		if (prepared == null) {
 			return call.proceed();
 		}
-		String key = key(invocation);
+		operation = prepared.operation();
+		String key = prepared.key();
 		Decision decision = null;
 		if (!operation.getEnforcedLimits().isEmpty()) {
 			long start = System.nanoTime();
@@ -193,7 +187,7 @@ public class RateLimitAspect implements MethodInterceptor, Ordered {
 				throw ex;
 			}
 			this.observer.stop(observation, decision, null);
-			enforce(invocation, key, decision, System.nanoTime() - start);
+			enforce(prepared.invocation(), key, decision, System.nanoTime() - start);
 		}
 		Decision shadow = null;
 		if (!operation.getShadowLimits().isEmpty()) {
@@ -225,63 +219,25 @@ public class RateLimitAspect implements MethodInterceptor, Ordered {
 	 * @throws RateLimitExceededException if the limiter knows the call is rejected
 	 */
 	public void rejectKnown(Method method, Class<?> targetClass) {
-		if (this.keyResolver.readsArguments()) {
-			return;
-		}
 		RateLimitOperation operation = this.operationSource.getOperation(method, targetClass);
-		if (operation == null || !operation.decidesWithoutArguments()) {
+		PreparedCall prepared = (operation != null)
+				? this.preparation.prepareWithoutArguments(operation, targetClass, this.currentRequest) : null;
+		if (prepared == null) {
 			return;
 		}
-		RateLimitInvocation invocation = new RateLimitInvocation(operation, targetClass, NO_ARGUMENTS,
-				this.currentRequest);
-		String key = key(invocation);
 		long start = System.nanoTime();
-		Decision known = this.rateLimiter.knownRejection(key, operation.getPermits(), operation.getEnforcedLimits());
+		Decision known = this.rateLimiter.knownRejection(prepared.key(), operation.getPermits(),
+				operation.getEnforcedLimits());
 		if (known == null || operation.waitsFor(known)) {
 			return;
 		}
 		this.observer.stop(this.observer.start(operation), known, null);
-		enforce(invocation, key, known, System.nanoTime() - start);
+		enforce(prepared.invocation(), prepared.key(), known, System.nanoTime() - start);
 	}
 
-	/**
-	 * Return the call under its plan's numbers, when the method has plans. A plan the
-	 * configuration does not define, or an expression that fails, gets the limits' own
-	 * numbers, never no limit; logged once per method.
-	 */
-	RateLimitInvocation planned(RateLimitInvocation invocation) {
-		RateLimitOperation operation = invocation.operation();
-		if (operation.getPlan() == null) {
-			return invocation;
-		}
-		String plan;
-		try {
-			plan = operation.getPlan().text(invocation);
-		}
-		catch (RuntimeException ex) {
-			plan = null;
-		}
-		RateLimitOperation planned = operation.forPlan(plan);
-		if (planned == operation && this.unknownPlansLogged.add(operation.getMethod())) {
-			logger.warn(
-					"Plan '{}' of {} is not defined under limiter.limits; the call is limited by the limits' own "
-							+ "numbers. Later unknown plans of this method are not logged.",
-					plan, operation.getDescription());
-		}
-		return (planned == operation) ? invocation : invocation.withOperation(planned);
-	}
-
-	/** Return whether the call's condition says it is not limited. */
-	boolean skips(RateLimitInvocation invocation) {
-		KeyExpression condition = invocation.operation().getCondition();
-		return condition != null && !condition.test(invocation);
-	}
-
-	/** Return the key of a call, from its key expression or the key resolver. */
-	String key(RateLimitInvocation invocation) {
-		RateLimitOperation operation = invocation.operation();
-		return (operation.getKeyExpression() != null) ? evaluateKey(invocation)
-				: operation.key(this.keyResolver.resolveKey(invocation));
+	/** Prepare a call of a method: plan, condition, key. */
+	PreparedCall prepare(RateLimitInvocation invocation) {
+		return this.preparation.prepare(invocation);
 	}
 
 	/**
@@ -334,35 +290,6 @@ public class RateLimitAspect implements MethodInterceptor, Ordered {
 	void release(Decision decision) {
 		if (decision != null && decision.isAllowed()) {
 			this.rateLimiter.release(decision);
-		}
-	}
-
-	/**
-	 * Evaluate the key expression; when it fails or gives nothing, fall back to the
-	 * default key (the method and the user).
-	 * <p>
-	 * The failure policy is not applied here on purpose: it answers "the store is down",
-	 * not "a client sent something odd". Admitting the call would let a client bypass the
-	 * limit by leaving out what the key reads (a header, a parameter), and rejecting it
-	 * would turn a bug in the expression into an outage. The default key still limits the
-	 * caller. The error is logged once per method as a warning, then at debug level.
-	 */
-	private String evaluateKey(RateLimitInvocation invocation) {
-		RateLimitOperation operation = invocation.operation();
-		try {
-			return operation.getKeyExpression().evaluate(invocation);
-		}
-		catch (RuntimeException ex) {
-			String message = "Rate-limit key '" + operation.getKeySource() + "' of " + operation.getDescription()
-					+ " could not be evaluated (" + ex.getMessage()
-					+ "); the call is limited under the default key (the method and the user) instead";
-			if (this.keyFailuresLogged.add(operation.getMethod())) {
-				logger.warn(message + ". Later failures of this key are logged at debug level.");
-			}
-			else if (logger.isDebugEnabled()) {
-				logger.debug(message, ex);
-			}
-			return operation.key(this.keyResolver.resolveKey(invocation));
 		}
 	}
 

@@ -11,6 +11,7 @@ import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
 
 import dev.limiter.Decision;
+import dev.limiter.aop.CallPreparation.PreparedCall;
 import dev.limiter.key.RateLimitInvocation;
 
 /**
@@ -48,11 +49,12 @@ final class ReactiveRateLimitCall {
 	}
 
 	private static Mono<Decision[]> decide(RateLimitAspect aspect, RateLimitInvocation invocation) {
-		if (aspect.skips(invocation)) {
+		PreparedCall prepared = aspect.prepare(invocation);
+		if (prepared == null) {
 			return Mono.just(NOT_LIMITED);
 		}
-		RateLimitOperation operation = invocation.operation();
-		String key = aspect.key(invocation);
+		RateLimitOperation operation = prepared.operation();
+		String key = prepared.key();
 		Mono<Decision> enforced = Mono.empty();
 		if (!operation.getEnforcedLimits().isEmpty()) {
 			enforced = Mono.defer(() -> {
@@ -64,7 +66,8 @@ final class ReactiveRateLimitCall {
 							: Mono.just(decision))
 					.doOnError((ex) -> aspect.observer().stop(observation, null, ex))
 					.doOnNext((decision) -> aspect.observer().stop(observation, decision, null))
-					.doOnNext((decision) -> aspect.enforce(invocation, key, decision, System.nanoTime() - start));
+					.doOnNext((decision) -> aspect.enforce(prepared.invocation(), key, decision,
+							System.nanoTime() - start));
 			});
 		}
 		Mono<Decision> shadow = operation.getShadowLimits().isEmpty() ? Mono.empty() : Mono

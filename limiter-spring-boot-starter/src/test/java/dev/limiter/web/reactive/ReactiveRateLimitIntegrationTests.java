@@ -18,9 +18,12 @@ import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
 import org.springframework.test.web.reactive.server.WebTestClient;
 import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.RequestParam;
+import org.springframework.web.bind.annotation.ResponseStatus;
 import org.springframework.web.bind.annotation.RestController;
 
 import dev.limiter.RateLimiter;
@@ -58,7 +61,7 @@ class ReactiveRateLimitIntegrationTests {
 			// Redis.
 			.properties("server.port=0", "spring.data.redis.host=" + redis.host(),
 					"spring.data.redis.port=" + redis.port(), "limiter.local-cache.enabled=false",
-					"limiter.web.refund-server-errors=true")
+					"limiter.web.refund-server-errors=true", "limiter.limits.tiers.plans.pro.threshold=6")
 			.run();
 		String port = context.getEnvironment().getProperty("local.server.port");
 		client = WebTestClient.bindToServer().baseUrl("http://localhost:" + port).build();
@@ -121,7 +124,7 @@ class ReactiveRateLimitIntegrationTests {
 		try (ConfigurableApplicationContext unreachable = new SpringApplicationBuilder(ReactiveApplication.class)
 			.web(WebApplicationType.REACTIVE)
 			.properties("server.port=0", "spring.data.redis.host=localhost", "spring.data.redis.port=1",
-					"limiter.failure.policy=fail-closed")
+					"limiter.failure.policy=fail-closed", "limiter.limits.tiers.plans.pro.threshold=6")
 			.run()) {
 			WebTestClient down = WebTestClient.bindToServer()
 				.baseUrl("http://localhost:" + unreachable.getEnvironment().getProperty("local.server.port"))
@@ -166,6 +169,48 @@ class ReactiveRateLimitIntegrationTests {
 		assertThat(usage("mono", "all")).isZero();
 		assertThat(limited.mono().subscribeOn(Schedulers.boundedElastic()).block()).isEqualTo("hello");
 		assertThat(usage("mono", "all")).isEqualTo(1);
+	}
+
+	@Test
+	void aPlanGivesItsNumbersToMonoAndFluxMethods() {
+		assertThat(admitted("/tiers?user=ann&tier=pro", 10)).as("the pro plan's threshold").isEqualTo(6);
+		assertThat(admitted("/tiers?user=bob&tier=free", 10)).as("a plan the configuration does not define")
+			.isEqualTo(2);
+		assertThat(admitted("/tiers-flux?user=cy&tier=pro", 10)).as("the pro plan on a Flux").isEqualTo(6);
+	}
+
+	@Test
+	void aFalseConditionSkipsTheLimitOfAMonoAndAFlux() {
+		assertThat(admitted("/conditional?user=admin", 5)).isEqualTo(5);
+		assertThat(admitted("/conditional?user=ann", 5)).isEqualTo(1);
+		assertThat(admitted("/conditional-flux?user=admin", 5)).isEqualTo(5);
+		assertThat(admitted("/conditional-flux?user=ann", 5)).isEqualTo(1);
+	}
+
+	@Test
+	void aShadowLimitCountsButNeverRejectsAMonoOrAFlux() {
+		assertThat(admitted("/shadow", 4)).isEqualTo(4);
+		assertThat(admitted("/shadow-flux", 4)).isEqualTo(4);
+		assertThat(usage("shadow", "ip:127.0.0.1")).as("admitted under the shadow limit's threshold").isEqualTo(1);
+		assertThat(usage("shadowFlux", "ip:127.0.0.1")).isEqualTo(1);
+	}
+
+	@Test
+	void aRefundOnExceptionGivesThePermitBackOfAFlux() {
+		for (int i = 0; i < 3; i++) {
+			client.get().uri("/refunded-flux").exchange().expectStatus().isBadRequest();
+		}
+		assertThat(usage("refundedFlux", "ip:127.0.0.1")).isZero();
+	}
+
+	private static int admitted(String uri, int calls) {
+		int admitted = 0;
+		for (int i = 0; i < calls; i++) {
+			int status = client.get().uri(uri).exchange().returnResult(String.class).getStatus().value();
+			assertThat(status).isIn(200, 429);
+			admitted += (status == 200) ? 1 : 0;
+		}
+		return admitted;
 	}
 
 	private static long usage(String method, String caller) {
@@ -217,11 +262,61 @@ class ReactiveRateLimitIntegrationTests {
 			return Mono.just("slept");
 		}
 
+		@RateLimit(name = "tiers", threshold = 2, period = 30, key = "#user", plan = "#tier")
+		@GetMapping("/tiers")
+		public Mono<String> tiers(@RequestParam String user, @RequestParam String tier) {
+			return Mono.just(tier);
+		}
+
+		@RateLimit(name = "tiers", threshold = 2, period = 30, key = "#user", plan = "#tier")
+		@GetMapping("/tiers-flux")
+		public Flux<String> tiersFlux(@RequestParam String user, @RequestParam String tier) {
+			return Flux.just(user, tier);
+		}
+
+		@RateLimit(threshold = 1, period = 30, key = "#user", condition = "#user != 'admin'")
+		@GetMapping("/conditional")
+		public Mono<String> conditional(@RequestParam String user) {
+			return Mono.just(user);
+		}
+
+		@RateLimit(threshold = 1, period = 30, key = "#user", condition = "#user != 'admin'")
+		@GetMapping("/conditional-flux")
+		public Flux<String> conditionalFlux(@RequestParam String user) {
+			return Flux.just(user);
+		}
+
+		@RateLimit(threshold = 1, period = 30, shadow = true)
+		@GetMapping("/shadow")
+		public Mono<String> shadow() {
+			return Mono.just("watched");
+		}
+
+		@RateLimit(threshold = 1, period = 30, shadow = true)
+		@GetMapping("/shadow-flux")
+		public Flux<String> shadowFlux() {
+			return Flux.just("watched");
+		}
+
+		@RateLimit(threshold = 1, period = 30, refundOn = BadInput.class)
+		@GetMapping("/refunded-flux")
+		public Flux<String> refundedFlux() {
+			return Flux.error(new BadInput());
+		}
+
 		@RateLimit(threshold = 1, period = 30)
 		@GetMapping("/flux")
 		public Flux<String> flux() {
 			return Flux.just("a", "b", "c");
 		}
+
+	}
+
+	/**
+	 * A client's error (400, so no server-error refund), refunded by {@code refundOn}.
+	 */
+	@ResponseStatus(HttpStatus.BAD_REQUEST)
+	static class BadInput extends RuntimeException {
 
 	}
 

@@ -1,0 +1,149 @@
+package dev.limiter.aop;
+
+import java.lang.reflect.Method;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import dev.limiter.key.CurrentRequest;
+import dev.limiter.key.RateLimitInvocation;
+import dev.limiter.key.RateLimitKeyResolver;
+
+/**
+ * Prepares every call of a rate-limited method the same way, whichever stack serves it:
+ * the plan picks the numbers, the condition decides whether the call counts at all, then
+ * the key says whose counters it takes. The blocking path, the reactive path and the
+ * early answer of known rejections all start here, so a rule added to one is added to
+ * all; they differ only in how they wait for the store and how they answer.
+ */
+final class CallPreparation {
+
+	private static final Object[] NO_ARGUMENTS = {};
+
+	// The aspect's category, where users already look for (and tune) these warnings.
+	private static final Logger logger = LoggerFactory.getLogger(RateLimitAspect.class);
+
+	private final RateLimitKeyResolver keyResolver;
+
+	private final Set<Method> keyFailuresLogged = ConcurrentHashMap.newKeySet();
+
+	private final Set<Method> unknownPlansLogged = ConcurrentHashMap.newKeySet();
+
+	CallPreparation(RateLimitKeyResolver keyResolver) {
+		this.keyResolver = keyResolver;
+	}
+
+	/**
+	 * Prepare a call: its plan's operation, its condition and its key.
+	 * @param invocation the call as it came
+	 * @return the prepared call, or {@code null} when its condition says it is not
+	 * limited
+	 */
+	PreparedCall prepare(RateLimitInvocation invocation) {
+		RateLimitInvocation planned = planned(invocation);
+		if (skips(planned)) {
+			return null;
+		}
+		return new PreparedCall(planned, key(planned));
+	}
+
+	/**
+	 * Prepare a call before its arguments exist, such as before Spring MVC resolves them:
+	 * only for methods whose limits and key read no argument.
+	 * @param operation the method's operation
+	 * @param targetClass the class of the target object
+	 * @param request the current request
+	 * @return the prepared call, or {@code null} when the call needs its arguments
+	 */
+	PreparedCall prepareWithoutArguments(RateLimitOperation operation, Class<?> targetClass, CurrentRequest request) {
+		if (this.keyResolver.readsArguments() || !operation.decidesWithoutArguments()) {
+			return null;
+		}
+		return prepare(new RateLimitInvocation(operation, targetClass, NO_ARGUMENTS, request));
+	}
+
+	/**
+	 * Return the call under its plan's numbers, when the method has plans. A plan the
+	 * configuration does not define, or an expression that fails, gets the limits' own
+	 * numbers, never no limit; logged once per method.
+	 */
+	private RateLimitInvocation planned(RateLimitInvocation invocation) {
+		RateLimitOperation operation = invocation.operation();
+		if (operation.getPlan() == null) {
+			return invocation;
+		}
+		String plan;
+		try {
+			plan = operation.getPlan().text(invocation);
+		}
+		catch (RuntimeException ex) {
+			plan = null;
+		}
+		RateLimitOperation planned = operation.forPlan(plan);
+		if (planned == operation && this.unknownPlansLogged.add(operation.getMethod())) {
+			logger.warn(
+					"Plan '{}' of {} is not defined under limiter.limits; the call is limited by the limits' own "
+							+ "numbers. Later unknown plans of this method are not logged.",
+					plan, operation.getDescription());
+		}
+		return (planned == operation) ? invocation : invocation.withOperation(planned);
+	}
+
+	private static boolean skips(RateLimitInvocation invocation) {
+		KeyExpression condition = invocation.operation().getCondition();
+		return condition != null && !condition.test(invocation);
+	}
+
+	private String key(RateLimitInvocation invocation) {
+		RateLimitOperation operation = invocation.operation();
+		return (operation.getKeyExpression() != null) ? evaluateKey(invocation)
+				: operation.key(this.keyResolver.resolveKey(invocation));
+	}
+
+	/**
+	 * Evaluate the key expression; when it fails or gives nothing, fall back to the
+	 * default key (the method and the user).
+	 * <p>
+	 * The failure policy is not applied here on purpose: it answers "the store is down",
+	 * not "a client sent something odd". Admitting the call would let a client bypass the
+	 * limit by leaving out what the key reads (a header, a parameter), and rejecting it
+	 * would turn a bug in the expression into an outage. The default key still limits the
+	 * caller. The error is logged once per method as a warning, then at debug level.
+	 */
+	private String evaluateKey(RateLimitInvocation invocation) {
+		RateLimitOperation operation = invocation.operation();
+		try {
+			return operation.getKeyExpression().evaluate(invocation);
+		}
+		catch (RuntimeException ex) {
+			String message = "Rate-limit key '" + operation.getKeySource() + "' of " + operation.getDescription()
+					+ " could not be evaluated (" + ex.getMessage()
+					+ "); the call is limited under the default key (the method and the user) instead";
+			if (this.keyFailuresLogged.add(operation.getMethod())) {
+				logger.warn(message + ". Later failures of this key are logged at debug level.");
+			}
+			else if (logger.isDebugEnabled()) {
+				logger.debug(message, ex);
+			}
+			return operation.key(this.keyResolver.resolveKey(invocation));
+		}
+	}
+
+	/**
+	 * A call ready for the store: the operation whose numbers apply (its plan's, if any)
+	 * and the key it counts under.
+	 *
+	 * @param invocation the call under the operation that applies
+	 * @param key the key
+	 */
+	record PreparedCall(RateLimitInvocation invocation, String key) {
+
+		RateLimitOperation operation() {
+			return this.invocation.operation();
+		}
+
+	}
+
+}
