@@ -142,7 +142,7 @@ public class AspectBenchmark {
 		@Bean
 		RateLimitAspect rateLimitAspect(RateLimiter rateLimiter, BeanFactory beanFactory) {
 			RateLimitOperationSource operations = new RateLimitOperationSource(
-					new RateLimitAnnotationParser(Map.of(), beanFactory));
+					new RateLimitAnnotationParser(new LimiterProperties().toLimitResolver(), beanFactory));
 			return new RateLimitAspect(rateLimiter, operations, new MethodRateLimitKeyResolver(),
 					new StaticMessageSource(), List.of(), LimiterProperties.DEFAULT_ASPECT_ORDER, null);
 		}

@@ -21,13 +21,16 @@ import org.springframework.expression.spel.standard.SpelExpressionParser;
 import org.springframework.util.ClassUtils;
 import org.springframework.util.ReflectionUtils;
 
-import dev.limiter.AbstractRateLimiter;
 import dev.limiter.Algorithm;
 import dev.limiter.FailurePolicy;
 import dev.limiter.Limit;
 import dev.limiter.annotation.RateLimit;
 import dev.limiter.annotation.RateLimits;
-import dev.limiter.autoconfigure.LimiterProperties;
+import dev.limiter.internal.limits.InvalidLimitException;
+import dev.limiter.internal.limits.LimitAttributes;
+import dev.limiter.internal.limits.LimitResolver;
+import dev.limiter.internal.limits.LimitResolver.Spelling;
+import dev.limiter.internal.limits.ResolvedLimit;
 import dev.limiter.key.RateLimitKeys;
 
 /**
@@ -48,11 +51,7 @@ public class RateLimitAnnotationParser {
 	 */
 	static final Duration MAX_WAIT = Duration.ofSeconds(60);
 
-	private final Map<String, LimiterProperties.NamedLimit> namedLimits;
-
-	private final Algorithm defaultAlgorithm;
-
-	private final boolean shadow;
+	private final LimitResolver limits;
 
 	private final SpelExpressionParser parser;
 
@@ -60,32 +59,16 @@ public class RateLimitAnnotationParser {
 
 	/**
 	 * Create a parser.
-	 * @param namedLimits the named limits of the configuration
+	 * @param limits resolves the limits the annotations declare, with the named limits,
+	 * the default algorithm and shadow mode of the configuration
 	 * @param beanFactory the bean factory that resolves {@code @bean} references in key
 	 * expressions, or {@code null}
 	 */
-	public RateLimitAnnotationParser(Map<String, LimiterProperties.NamedLimit> namedLimits, BeanFactory beanFactory) {
-		this(namedLimits, Algorithm.SLIDING_LOG, false, beanFactory);
-	}
-
-	/**
-	 * Create a parser.
-	 * @param namedLimits the named limits of the configuration
-	 * @param defaultAlgorithm the algorithm of limits that choose none
-	 * ({@code limiter.algorithm})
-	 * @param shadow whether every limit only watches unless its configuration says
-	 * otherwise ({@code limiter.shadow})
-	 * @param beanFactory the bean factory that resolves {@code @bean} references in key
-	 * expressions, or {@code null}
-	 */
-	public RateLimitAnnotationParser(Map<String, LimiterProperties.NamedLimit> namedLimits, Algorithm defaultAlgorithm,
-			boolean shadow, BeanFactory beanFactory) {
-		if (namedLimits == null || defaultAlgorithm == null) {
-			throw new IllegalArgumentException("namedLimits and defaultAlgorithm must not be null");
+	public RateLimitAnnotationParser(LimitResolver limits, BeanFactory beanFactory) {
+		if (limits == null) {
+			throw new IllegalArgumentException("limits must not be null");
 		}
-		this.namedLimits = Map.copyOf(namedLimits);
-		this.defaultAlgorithm = defaultAlgorithm;
-		this.shadow = shadow;
+		this.limits = limits;
 		ClassLoader classLoader = ClassUtils.getDefaultClassLoader();
 		this.parser = new SpelExpressionParser(new SpelParserConfiguration(SpelCompilerMode.MIXED, classLoader));
 		this.beanResolver = (beanFactory != null) ? new BeanFactoryResolver(beanFactory) : null;
@@ -155,6 +138,7 @@ public class RateLimitAnnotationParser {
 			return null;
 		}
 		String description = describe(method);
+		List<ResolvedLimit> resolved = new ArrayList<>(annotations.size());
 		List<Limit> limits = new ArrayList<>(annotations.size());
 		List<String> messages = new ArrayList<>(annotations.size());
 		List<Boolean> shadows = new ArrayList<>(annotations.size());
@@ -167,9 +151,11 @@ public class RateLimitAnnotationParser {
 		for (RateLimit annotation : annotations) {
 			Duration wait = maxWait(description, annotation);
 			maxWait = (wait.compareTo(maxWait) > 0) ? wait : maxWait;
-			limits.add(limit(description, annotation));
+			ResolvedLimit limit = limit(description, annotation);
+			resolved.add(limit);
+			limits.add(limit.limit());
 			messages.add(annotation.message());
-			shadows.add(shadow(annotation));
+			shadows.add(limit.shadow());
 			keys.add(annotation.key().trim());
 			conditions.add(annotation.condition().trim());
 			planSources.add(annotation.plan().trim());
@@ -196,13 +182,7 @@ public class RateLimitAnnotationParser {
 							+ "of permits under all of its limits.");
 		}
 		long cost = permits.iterator().next();
-		try {
-			AbstractRateLimiter.validate("key", cost, limits);
-		}
-		catch (IllegalArgumentException ex) {
-			throw new InvalidRateLimitException(description, ex.getMessage(),
-					"Lower permits, or raise the threshold of the smallest limit.");
-		}
+		checkPermits(description, cost, limits, "");
 		String keySource = keys.iterator().next();
 		String scope = scope(method, targetClass, annotations);
 		KeyExpression keyExpression = keySource.isEmpty() ? null
@@ -226,19 +206,11 @@ public class RateLimitAnnotationParser {
 		KeyExpression plan = KeyExpression.parse(this.parser, this.beanResolver, description, method, planSource,
 				"plan");
 		Map<String, RateLimitOperation> plans = new java.util.LinkedHashMap<>();
-		for (String planName : planNames(annotations)) {
-			List<Limit> planLimits = new ArrayList<>(limits.size());
-			for (int i = 0; i < limits.size(); i++) {
-				planLimits.add(planned(limits.get(i), configured(annotations.get(i)), planName));
-			}
-			try {
-				AbstractRateLimiter.validate("key", cost, planLimits);
-			}
-			catch (IllegalArgumentException ex) {
-				throw new InvalidRateLimitException(description, ex.getMessage() + " under plan '" + planName + "'",
-						"Lower permits, or raise the plan's threshold (limiter.limits.<name>.plans." + planName
-								+ ".threshold).");
-			}
+		Set<String> planNames = new LinkedHashSet<>();
+		resolved.forEach((limit) -> planNames.addAll(limit.plans().keySet()));
+		for (String planName : planNames) {
+			List<Limit> planLimits = resolved.stream().map((limit) -> limit.forPlan(planName)).toList();
+			checkPermits(description, cost, planLimits, planName);
 			plans.put(planName,
 					new RateLimitOperation(method, scope, description, planLimits, messages, cost, keySource,
 							keyExpression)
@@ -254,38 +226,18 @@ public class RateLimitAnnotationParser {
 		return operation.withPlans(plan, plans);
 	}
 
-	private LimiterProperties.NamedLimit configured(RateLimit annotation) {
-		String name = annotation.name().trim();
-		return name.isEmpty() ? null : this.namedLimits.get(name);
-	}
-
-	private Set<String> planNames(List<RateLimit> annotations) {
-		Set<String> names = new LinkedHashSet<>();
-		for (RateLimit annotation : annotations) {
-			LimiterProperties.NamedLimit configured = configured(annotation);
-			if (configured != null) {
-				names.addAll(configured.getPlans().keySet());
+	private static void checkPermits(String description, long permits, List<Limit> limits, String planName) {
+		try {
+			LimitResolver.checkPermits(permits, limits, Spelling.ANNOTATION);
+		}
+		catch (InvalidLimitException ex) {
+			if (planName.isEmpty()) {
+				throw new InvalidRateLimitException(description, ex.getProblem(), ex.getFix());
 			}
+			throw new InvalidRateLimitException(description, ex.getProblem() + " under plan '" + planName + "'",
+					"Lower permits, or raise the plan's threshold (limiter.limits.<name>.plans." + planName
+							+ ".threshold).");
 		}
-		return names;
-	}
-
-	/**
-	 * Return a limit with a plan's numbers, or the limit itself when its name has no such
-	 * plan.
-	 */
-	private static Limit planned(Limit limit, LimiterProperties.NamedLimit configured, String planName) {
-		LimiterProperties.Plan plan = (configured != null) ? configured.getPlans().get(planName) : null;
-		if (plan == null) {
-			return limit;
-		}
-		long local = (limit.localThreshold() != limit.threshold()) ? limit.localThreshold() : 0;
-		return Limit
-			.of(limit.name(), plan.getThreshold(), (plan.getPeriod() != null) ? plan.getPeriod() : limit.period())
-			.withAlgorithm(limit.algorithm())
-			.withSlices(limit.slices())
-			.withFailurePolicy(limit.failurePolicy())
-			.withLocalThreshold(local);
 	}
 
 	private static Duration maxWait(String description, RateLimit annotation) {
@@ -310,117 +262,54 @@ public class RateLimitAnnotationParser {
 	}
 
 	/**
-	 * Return whether a limit only watches: {@code limiter.limits.<name>.shadow} when set,
-	 * else {@code limiter.shadow} or the annotation's.
-	 */
-	private boolean shadow(RateLimit annotation) {
-		String name = annotation.name().trim();
-		LimiterProperties.NamedLimit configured = name.isEmpty() ? null : this.namedLimits.get(name);
-		if (configured != null && configured.getShadow() != null) {
-			return configured.getShadow();
-		}
-		return this.shadow || annotation.shadow();
-	}
-
-	/**
 	 * Return what the counters of a method belong to: a name that every one of its limits
 	 * carries, which the user shares on purpose, otherwise the method itself, so that two
 	 * limited methods (a controller and the service it calls, two methods mapped to one
 	 * path, one handler reached by GET and HEAD) never count on one key.
 	 */
 	private static String scope(Method method, Class<?> targetClass, List<RateLimit> annotations) {
-		Set<String> names = new LinkedHashSet<>();
-		for (RateLimit annotation : annotations) {
-			names.add(annotation.name().trim());
-		}
-		String name = (names.size() == 1) ? names.iterator().next() : "";
-		return name.isEmpty() ? RateLimitKeys.methodKey(method, targetClass) : "n:" + RateLimitKeys.bounded(name);
+		List<String> names = annotations.stream().map((annotation) -> annotation.name().trim()).toList();
+		return LimitResolver.scope(names, RateLimitKeys.methodKey(method, targetClass));
 	}
 
-	private Limit limit(String description, RateLimit annotation) {
-		String name = annotation.name().trim();
-		LimiterProperties.NamedLimit configured = name.isEmpty() ? null : this.namedLimits.get(name);
-		if (!name.isEmpty() && configured == null && annotation.threshold() <= 0) {
-			throw new InvalidRateLimitException(description,
-					"limit '" + name + "' is not defined under limiter.limits and the annotation gives no threshold",
-					"Define limiter.limits." + name + ".threshold (and .period) in the configuration, or give the "
-							+ "annotation a threshold.");
-		}
-		long threshold = (configured != null && configured.getThreshold() != null) ? configured.getThreshold()
-				: annotation.threshold();
-		Duration period;
-		try {
-			period = (configured != null && configured.getPeriod() != null) ? configured.getPeriod()
-					: Duration.of(annotation.period(), annotation.unit().toChronoUnit());
-		}
-		catch (ArithmeticException ex) {
-			throw new InvalidRateLimitException(description,
-					"period " + annotation.period() + " " + annotation.unit() + " does not fit in a Duration",
-					"Set period to a positive window of at most " + Limit.MAX_PERIOD.toDays() + " days.");
-		}
-		Limit limit;
-		try {
-			limit = name.isEmpty() ? Limit.of(threshold, period) : Limit.of(name, threshold, period);
-		}
-		catch (IllegalArgumentException ex) {
-			String fix = ex.getMessage().startsWith("threshold")
-					? "Set threshold to a value between 1 and " + Limit.MAX_THRESHOLD
-							+ ", or name a limit (name = \"...\") defined under limiter.limits."
-					: "Set period (in the annotation's unit, or limiter.limits.<name>.period) to a positive window "
-							+ "of whole milliseconds, at most " + Limit.MAX_PERIOD.toDays() + " days.";
-			throw new InvalidRateLimitException(description, ex.getMessage(), fix);
-		}
-		return withAlgorithm(description, annotation, configured,
-				withFailureSettings(description, annotation, configured, limit));
-	}
-
-	private Limit withAlgorithm(String description, RateLimit annotation, LimiterProperties.NamedLimit configured,
-			Limit limit) {
+	/**
+	 * Resolve the limit one annotation declares; what the annotation alone can get wrong
+	 * (several values of a one-value attribute, a period beyond a {@code Duration}) is
+	 * checked here, every other rule by the resolver.
+	 */
+	private ResolvedLimit limit(String description, RateLimit annotation) {
 		Algorithm[] algorithms = annotation.algorithm();
 		if (algorithms.length > 1) {
 			throw new InvalidRateLimitException(description,
 					"algorithm has " + algorithms.length + " values " + Arrays.toString(algorithms),
 					"Give algorithm at most one value, or none for the default (limiter.algorithm).");
 		}
-		Algorithm algorithm = (configured != null && configured.getAlgorithm() != null) ? configured.getAlgorithm()
-				: (algorithms.length == 1) ? algorithms[0] : this.defaultAlgorithm;
-		int slices = (configured != null && configured.getSlices() != null) ? configured.getSlices()
-				: annotation.slices();
-		if (slices != Limit.DEFAULT_SLICES && algorithm != Algorithm.SLIDING_BUCKETS) {
-			throw new InvalidRateLimitException(description,
-					"slices = " + slices + " is given to a " + algorithm.text() + " limit " + limit,
-					"Slices cut a sliding-buckets window: remove slices, or set algorithm = "
-							+ "Algorithm.SLIDING_BUCKETS (limiter.limits.<name>.algorithm: sliding-buckets).");
-		}
-		try {
-			return limit.withAlgorithm(algorithm).withSlices(slices);
-		}
-		catch (IllegalArgumentException ex) {
-			throw new InvalidRateLimitException(description, ex.getMessage(),
-					"Set slices (or limiter.limits.<name>.slices) between 1 and " + Limit.MAX_SLICES
-							+ "; 60 makes one-minute slices of a one-hour window.");
-		}
-	}
-
-	private static Limit withFailureSettings(String description, RateLimit annotation,
-			LimiterProperties.NamedLimit configured, Limit limit) {
 		FailurePolicy[] policies = annotation.failurePolicy();
 		if (policies.length > 1) {
 			throw new InvalidRateLimitException(description,
 					"failurePolicy has " + policies.length + " values " + Arrays.toString(policies),
 					"Give failurePolicy at most one value, or none for the default (limiter.failure.policy).");
 		}
-		FailurePolicy policy = (configured != null && configured.getFailurePolicy() != null)
-				? configured.getFailurePolicy() : (policies.length == 1) ? policies[0] : null;
-		long localThreshold = (configured != null && configured.getLocalThreshold() != null)
-				? configured.getLocalThreshold() : annotation.localThreshold();
+		Duration period;
 		try {
-			return limit.withFailurePolicy(policy).withLocalThreshold(localThreshold);
+			period = Duration.of(annotation.period(), annotation.unit().toChronoUnit());
 		}
-		catch (IllegalArgumentException ex) {
-			throw new InvalidRateLimitException(description, ex.getMessage(),
-					"Set localThreshold to 0 (the threshold) or to the most calls each instance admits on its own "
-							+ "while Redis is unavailable, at most " + Limit.MAX_THRESHOLD + ".");
+		catch (ArithmeticException ex) {
+			throw new InvalidRateLimitException(description,
+					"period " + annotation.period() + " " + annotation.unit() + " does not fit in a Duration",
+					"Set period to a positive window of at most " + Limit.MAX_PERIOD.toDays() + " days.");
+		}
+		LimitAttributes declared = new LimitAttributes(annotation.name(),
+				(annotation.threshold() != 0) ? annotation.threshold() : null, period,
+				(algorithms.length == 1) ? algorithms[0] : null,
+				(annotation.slices() != Limit.DEFAULT_SLICES) ? annotation.slices() : null,
+				(policies.length == 1) ? policies[0] : null, annotation.localThreshold(), annotation.shadow(),
+				Map.of());
+		try {
+			return this.limits.resolve(declared, Spelling.ANNOTATION);
+		}
+		catch (InvalidLimitException ex) {
+			throw new InvalidRateLimitException(description, ex.getProblem(), ex.getFix());
 		}
 	}
 

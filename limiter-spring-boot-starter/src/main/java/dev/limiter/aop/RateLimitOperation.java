@@ -209,7 +209,7 @@ public final class RateLimitOperation {
 	 * @return the key
 	 */
 	public String key(String caller) {
-		return this.scope + ":" + caller;
+		return RateLimitKeys.key(this.scope, caller);
 	}
 
 	/**

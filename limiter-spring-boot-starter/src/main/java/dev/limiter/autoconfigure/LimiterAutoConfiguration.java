@@ -33,6 +33,7 @@ import dev.limiter.key.CurrentRequest;
 import dev.limiter.key.ReactiveCurrentRequest;
 import dev.limiter.key.MethodRateLimitKeyResolver;
 import dev.limiter.key.RateLimitKeyResolver;
+import dev.limiter.internal.limits.LimitResolver;
 import dev.limiter.web.RateLimitHeaders;
 import dev.limiter.web.RateLimitResponses;
 import dev.limiter.web.reactive.ReactiveRateLimitExceptionHandler;
@@ -70,12 +71,35 @@ public final class LimiterAutoConfiguration {
 		return new MethodRateLimitKeyResolver();
 	}
 
-	// One for either web stack: the headers both write.
+	// The one limit model: annotations, gateway routes and the endpoint resolve through
+	// it.
 	@Bean
 	@ConditionalOnMissingBean
+	LimitResolver limiterLimitResolver(LimiterProperties properties) {
+		return properties.toLimitResolver();
+	}
+
+	// One of each for every stack that answers a rejection: the servlet and reactive
+	// handlers, the gateway's. Nested, so that applications without spring-web never
+	// load them.
+	@Configuration(proxyBeanMethods = false)
 	@ConditionalOnWebApplication
-	RateLimitHeaders rateLimitHeaders(LimiterProperties properties) {
-		return new RateLimitHeaders(properties.getWeb().getHeaders());
+	@ConditionalOnClass(name = "org.springframework.http.ProblemDetail")
+	static class ResponseConfiguration {
+
+		@Bean
+		@ConditionalOnMissingBean
+		RateLimitHeaders rateLimitHeaders(LimiterProperties properties) {
+			return new RateLimitHeaders(properties.getWeb().getHeaders());
+		}
+
+		@Bean
+		@ConditionalOnMissingBean
+		RateLimitResponses rateLimitResponses(RateLimitHeaders rateLimitHeaders, LimiterProperties properties) {
+			return new RateLimitResponses(rateLimitHeaders,
+					HttpStatusCode.valueOf(properties.getFailure().getStatus()));
+		}
+
 	}
 
 	@Configuration(proxyBeanMethods = false)
@@ -91,9 +115,8 @@ public final class LimiterAutoConfiguration {
 
 		@Bean
 		@ConditionalOnMissingBean
-		RateLimitOperationSource rateLimitOperationSource(LimiterProperties properties, BeanFactory beanFactory) {
-			return new RateLimitOperationSource(new RateLimitAnnotationParser(properties.getLimits(),
-					properties.getAlgorithm(), properties.isShadow(), beanFactory));
+		RateLimitOperationSource rateLimitOperationSource(LimitResolver limitResolver, BeanFactory beanFactory) {
+			return new RateLimitOperationSource(new RateLimitAnnotationParser(limitResolver, beanFactory));
 		}
 
 		// Static and light: auto-proxying creates advisors while post-processors are
@@ -153,10 +176,8 @@ public final class LimiterAutoConfiguration {
 		@Bean
 		@ConditionalOnMissingBean
 		@Conditional(OnNoApplicationRateLimitHandlerCondition.class)
-		RateLimitExceptionHandler rateLimitExceptionHandler(RateLimitHeaders rateLimitHeaders,
-				LimiterProperties properties) {
-			return new RateLimitExceptionHandler(rateLimitHeaders,
-					HttpStatusCode.valueOf(properties.getFailure().getStatus()));
+		RateLimitExceptionHandler rateLimitExceptionHandler(RateLimitResponses rateLimitResponses) {
+			return new RateLimitExceptionHandler(rateLimitResponses);
 		}
 
 		@Bean
@@ -237,10 +258,8 @@ public final class LimiterAutoConfiguration {
 		@Bean
 		@ConditionalOnMissingBean
 		@Conditional(OnNoApplicationRateLimitHandlerCondition.class)
-		ReactiveRateLimitExceptionHandler reactiveRateLimitExceptionHandler(RateLimitHeaders rateLimitHeaders,
-				LimiterProperties properties) {
-			return new ReactiveRateLimitExceptionHandler(new RateLimitResponses(rateLimitHeaders,
-					HttpStatusCode.valueOf(properties.getFailure().getStatus())));
+		ReactiveRateLimitExceptionHandler reactiveRateLimitExceptionHandler(RateLimitResponses rateLimitResponses) {
+			return new ReactiveRateLimitExceptionHandler(rateLimitResponses);
 		}
 
 	}

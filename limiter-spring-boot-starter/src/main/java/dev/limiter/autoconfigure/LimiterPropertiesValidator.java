@@ -4,8 +4,10 @@ import java.time.Duration;
 
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 
-import dev.limiter.Algorithm;
 import dev.limiter.Limit;
+import dev.limiter.internal.limits.InvalidLimitException;
+import dev.limiter.internal.limits.LimitResolver;
+import dev.limiter.internal.limits.LimitResolver.Spelling;
 
 /**
  * Checks every {@code limiter.*} property once, when the properties are bound, so that a
@@ -122,11 +124,14 @@ final class LimiterPropertiesValidator {
 						ex.getMessage());
 			}
 		});
-		if (limit.getSlices() != null && limit.getAlgorithm() != null
-				&& limit.getAlgorithm() != Algorithm.SLIDING_BUCKETS) {
-			throw new InvalidConfigurationPropertyValueException(property + ".slices", limit.getSlices(),
-					"Slices cut a sliding-buckets window; the limit's algorithm is " + limit.getAlgorithm().text()
-							+ ". Remove slices or set the algorithm to sliding-buckets.");
+		if (limit.getSlices() != null && limit.getAlgorithm() != null) {
+			try {
+				LimitResolver.checkSlices(limit.getAlgorithm(), limit.getSlices(), null, Spelling.PROPERTY);
+			}
+			catch (InvalidLimitException ex) {
+				throw new InvalidConfigurationPropertyValueException(property + ".slices", limit.getSlices(),
+						ex.getMessage());
+			}
 		}
 	}
 

@@ -44,6 +44,17 @@ public final class RateLimitKeys {
 	}
 
 	/**
+	 * Return the key of one call: what its counters belong to, then who calls. The one
+	 * place a key is joined, for methods and routes alike.
+	 * @param scope the scope, such as {@code n:search} or {@code r:orders}
+	 * @param caller who calls, already bounded, such as {@code u:alice}
+	 * @return the key
+	 */
+	public static String key(String scope, String caller) {
+		return scope + ":" + caller;
+	}
+
+	/**
 	 * Return the scope of a rate-limited method called on an object of a class: the class
 	 * and the method's name, and its parameter types when the class has several methods
 	 * of that name, so that two classes that inherit one method, or two overloads, never

@@ -20,14 +20,14 @@ class RateLimitAlgorithmParsingTests {
 
 	@Test
 	void aLimitWithoutAnAlgorithmTakesTheConfiguredDefault() throws Exception {
-		RateLimitAnnotationParser parser = new RateLimitAnnotationParser(Map.of(), Algorithm.TOKEN_BUCKET, false, null);
+		RateLimitAnnotationParser parser = parser(Map.of(), Algorithm.TOKEN_BUCKET);
 		assertThat(parser.parse(Limited.class.getMethod("plain")).getLimits())
 			.containsExactly(Limit.of(10, Duration.ofMinutes(1)).withAlgorithm(Algorithm.TOKEN_BUCKET));
 	}
 
 	@Test
 	void theAnnotationChoosesItsAlgorithmAndSlices() throws Exception {
-		RateLimitAnnotationParser parser = new RateLimitAnnotationParser(Map.of(), Algorithm.TOKEN_BUCKET, false, null);
+		RateLimitAnnotationParser parser = parser(Map.of(), Algorithm.TOKEN_BUCKET);
 		assertThat(parser.parse(Limited.class.getMethod("hourly")).getLimits()).containsExactly(
 				Limit.of(10_000, Duration.ofHours(1)).withAlgorithm(Algorithm.SLIDING_BUCKETS).withSlices(120));
 	}
@@ -37,10 +37,17 @@ class RateLimitAlgorithmParsingTests {
 		LimiterProperties.NamedLimit named = new LimiterProperties.NamedLimit();
 		named.setAlgorithm(Algorithm.SLIDING_BUCKETS);
 		named.setSlices(30);
-		RateLimitAnnotationParser parser = new RateLimitAnnotationParser(Map.of("bursty", named), Algorithm.SLIDING_LOG,
-				false, null);
+		RateLimitAnnotationParser parser = parser(Map.of("bursty", named), Algorithm.SLIDING_LOG);
 		assertThat(parser.parse(Limited.class.getMethod("bursty")).getLimits()).containsExactly(
 				Limit.of("bursty", 5, Duration.ofSeconds(1)).withAlgorithm(Algorithm.SLIDING_BUCKETS).withSlices(30));
+	}
+
+	private static RateLimitAnnotationParser parser(Map<String, LimiterProperties.NamedLimit> named,
+			Algorithm algorithm) {
+		LimiterProperties properties = new LimiterProperties();
+		properties.getLimits().putAll(named);
+		properties.setAlgorithm(algorithm);
+		return new RateLimitAnnotationParser(properties.toLimitResolver(), null);
 	}
 
 	static class Limited {

@@ -13,6 +13,7 @@ import dev.limiter.FailurePolicy;
 import dev.limiter.Limit;
 import dev.limiter.annotation.RateLimit;
 import dev.limiter.autoconfigure.LimiterProperties;
+import dev.limiter.internal.limits.LimitResolver;
 import dev.limiter.key.RateLimitInvocation;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -20,8 +21,8 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 class RateLimitAnnotationParserTests {
 
-	private final RateLimitAnnotationParser parser = new RateLimitAnnotationParser(Map.of("search", named(3, "10s")),
-			null);
+	private final RateLimitAnnotationParser parser = new RateLimitAnnotationParser(
+			resolver(Map.of("search", named(3, "10s"))), null);
 
 	@Test
 	void readsTheLimitsOfAMethodAndItsClassWithTheMethodAsScope() throws Exception {
@@ -58,7 +59,7 @@ class RateLimitAnnotationParserTests {
 	void aSpelKeyReadsParametersAndBeansOfTheParsersBeanFactory() throws Exception {
 		StaticListableBeanFactory beanFactory = new StaticListableBeanFactory();
 		beanFactory.addBean("region", "eu");
-		RateLimitAnnotationParser parser = new RateLimitAnnotationParser(Map.of(), beanFactory);
+		RateLimitAnnotationParser parser = new RateLimitAnnotationParser(resolver(Map.of()), beanFactory);
 		RateLimitOperation operation = parser.parse(Named.class.getMethod("perTenantAndRegion", String.class));
 		RateLimitInvocation invocation = new RateLimitInvocation(operation, Named.class, new Object[] { "acme" }, null);
 		assertThat(operation.getKeyExpression().evaluate(invocation))
@@ -87,6 +88,12 @@ class RateLimitAnnotationParserTests {
 	@Test
 	void aMethodWithoutAnnotationsHasNoOperation() throws Exception {
 		assertThat(this.parser.parse(Object.class.getMethod("toString"))).isNull();
+	}
+
+	private static LimitResolver resolver(Map<String, LimiterProperties.NamedLimit> named) {
+		LimiterProperties properties = new LimiterProperties();
+		properties.getLimits().putAll(named);
+		return properties.toLimitResolver();
 	}
 
 	private static LimiterProperties.NamedLimit named(long threshold, String period) {

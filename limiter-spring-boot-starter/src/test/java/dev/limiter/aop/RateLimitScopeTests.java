@@ -6,6 +6,8 @@ import org.junit.jupiter.api.Test;
 
 import dev.limiter.annotation.RateLimit;
 
+import dev.limiter.autoconfigure.LimiterProperties;
+
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -15,7 +17,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 class RateLimitScopeTests {
 
 	private final RateLimitOperationSource source = new RateLimitOperationSource(
-			new RateLimitAnnotationParser(Map.of(), null));
+			new RateLimitAnnotationParser(new LimiterProperties().toLimitResolver(), null));
 
 	@Test
 	void aMethodInheritedByTwoClassesCountsApartForEach() throws Exception {

@@ -17,7 +17,7 @@ import dev.limiter.Decision;
 import dev.limiter.FailurePolicy;
 import dev.limiter.RateLimitUnavailableException;
 import dev.limiter.RateLimiter;
-import dev.limiter.autoconfigure.LimiterProperties;
+import dev.limiter.internal.limits.LimitResolver;
 import dev.limiter.web.RateLimitHeaders;
 
 /**
@@ -40,7 +40,7 @@ public class GatewayRateLimiter
 
 	private final RateLimiter rateLimiter;
 
-	private final LimiterProperties properties;
+	private final LimitResolver limits;
 
 	private final RateLimitHeaders headers;
 
@@ -49,18 +49,19 @@ public class GatewayRateLimiter
 	/**
 	 * Create the rate limiter.
 	 * @param rateLimiter the store that decides
-	 * @param properties the application's Limiter properties, with the named limits
+	 * @param limits resolves the routes' limits, with the named limits of the
+	 * configuration
 	 * @param headers the header writer
 	 * @param configurationService binds the route arguments
 	 */
-	public GatewayRateLimiter(RateLimiter rateLimiter, LimiterProperties properties, RateLimitHeaders headers,
+	public GatewayRateLimiter(RateLimiter rateLimiter, LimitResolver limits, RateLimitHeaders headers,
 			ConfigurationService configurationService) {
 		super(Config.class, CONFIGURATION_PROPERTY_NAME, configurationService);
-		if (rateLimiter == null || properties == null || headers == null) {
-			throw new IllegalArgumentException("rateLimiter, properties and headers must not be null");
+		if (rateLimiter == null || limits == null || headers == null) {
+			throw new IllegalArgumentException("rateLimiter, limits and headers must not be null");
 		}
 		this.rateLimiter = rateLimiter;
-		this.properties = properties;
+		this.limits = limits;
 		this.headers = headers;
 	}
 
@@ -76,7 +77,7 @@ public class GatewayRateLimiter
 			return;
 		}
 		this.routes.remove(event.getRouteId());
-		this.routes.put(event.getRouteId(), RouteLimits.of(event.getRouteId(), config, this.properties));
+		this.routes.put(event.getRouteId(), RouteLimits.of(event.getRouteId(), config, this.limits));
 	}
 
 	@Override

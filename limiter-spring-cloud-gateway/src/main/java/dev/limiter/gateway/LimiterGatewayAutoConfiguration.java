@@ -10,12 +10,11 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplicat
 import org.springframework.cloud.gateway.support.ConfigurationService;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Primary;
-import org.springframework.http.HttpStatusCode;
 import org.springframework.http.codec.ServerCodecConfigurer;
 
 import dev.limiter.RateLimiter;
 import dev.limiter.autoconfigure.LimiterAutoConfiguration;
-import dev.limiter.autoconfigure.LimiterProperties;
+import dev.limiter.internal.limits.LimitResolver;
 import dev.limiter.web.RateLimitHeaders;
 import dev.limiter.web.RateLimitResponses;
 
@@ -33,28 +32,22 @@ import dev.limiter.web.RateLimitResponses;
 @ConditionalOnClass(name = "org.springframework.cloud.gateway.filter.ratelimit.RateLimiter")
 @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.REACTIVE)
 @ConditionalOnProperty(name = "spring.cloud.gateway.server.webflux.enabled", matchIfMissing = true)
-@ConditionalOnBean(RateLimiter.class)
+@ConditionalOnBean({ RateLimiter.class, LimitResolver.class, RateLimitResponses.class })
 public final class LimiterGatewayAutoConfiguration {
 
 	@Bean(GatewayRateLimiter.BEAN_NAME)
 	@Primary
 	@ConditionalOnMissingBean(name = GatewayRateLimiter.BEAN_NAME)
-	GatewayRateLimiter limiterRateLimiter(RateLimiter rateLimiter, LimiterProperties properties,
-			ObjectProvider<RateLimitHeaders> headers, ConfigurationService configurationService) {
-		return new GatewayRateLimiter(rateLimiter, properties, headers(headers, properties), configurationService);
+	GatewayRateLimiter limiterRateLimiter(RateLimiter rateLimiter, LimitResolver limitResolver,
+			RateLimitHeaders headers, ConfigurationService configurationService) {
+		return new GatewayRateLimiter(rateLimiter, limitResolver, headers, configurationService);
 	}
 
 	@Bean
 	@ConditionalOnMissingBean
-	GatewayRateLimitExceptionHandler gatewayRateLimitExceptionHandler(ObjectProvider<RateLimitHeaders> headers,
-			LimiterProperties properties, ObjectProvider<ServerCodecConfigurer> codecs) {
-		RateLimitResponses responses = new RateLimitResponses(headers(headers, properties),
-				HttpStatusCode.valueOf(properties.getFailure().getStatus()));
+	GatewayRateLimitExceptionHandler gatewayRateLimitExceptionHandler(RateLimitResponses responses,
+			ObjectProvider<ServerCodecConfigurer> codecs) {
 		return new GatewayRateLimitExceptionHandler(responses, codecs.getIfAvailable(ServerCodecConfigurer::create));
-	}
-
-	private static RateLimitHeaders headers(ObjectProvider<RateLimitHeaders> headers, LimiterProperties properties) {
-		return headers.getIfAvailable(() -> new RateLimitHeaders(properties.getWeb().getHeaders()));
 	}
 
 }

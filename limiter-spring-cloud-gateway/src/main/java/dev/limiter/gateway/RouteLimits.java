@@ -3,11 +3,14 @@ package dev.limiter.gateway;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Supplier;
 
-import dev.limiter.AbstractRateLimiter;
-import dev.limiter.Algorithm;
 import dev.limiter.Limit;
-import dev.limiter.autoconfigure.LimiterProperties;
+import dev.limiter.internal.limits.InvalidLimitException;
+import dev.limiter.internal.limits.LimitAttributes;
+import dev.limiter.internal.limits.LimitResolver;
+import dev.limiter.internal.limits.LimitResolver.Spelling;
+import dev.limiter.internal.limits.ResolvedLimit;
 import dev.limiter.key.RateLimitKeys;
 
 /**
@@ -28,14 +31,14 @@ record RouteLimits(String routeId, String scope, long permits, List<Limit> limit
 	 * Build and check the limits of a route from its filter arguments.
 	 * @param routeId the route
 	 * @param config the route's {@code limiter.*} arguments
-	 * @param properties the application's Limiter properties, with the named limits
+	 * @param resolver resolves the limits, with the named limits of the configuration
 	 * @return the limits
 	 * @throws IllegalArgumentException naming the argument to fix
 	 */
-	static RouteLimits of(String routeId, GatewayRateLimiter.Config config, LimiterProperties properties) {
+	static RouteLimits of(String routeId, GatewayRateLimiter.Config config, LimitResolver resolver) {
 		String route = "route '" + routeId + "': ";
-		Algorithm algorithm = (config.getAlgorithm() != null) ? config.getAlgorithm() : properties.getAlgorithm();
-		if ((config.getAlgorithm() != null || config.getSlices() != null) && !inline(config)) {
+		boolean inline = config.getThreshold() != null || config.getPeriod() != null;
+		if ((config.getAlgorithm() != null || config.getSlices() != null) && !inline) {
 			String argument = (config.getAlgorithm() != null) ? "limiter.algorithm" : "limiter.slices";
 			throw new IllegalArgumentException(route + argument + " applies to the limit of limiter.threshold and "
 					+ "limiter.period, which the route does not give; a named limit takes it from "
@@ -49,18 +52,32 @@ record RouteLimits(String routeId, String scope, long permits, List<Limit> limit
 			}
 		}
 		for (String name : names) {
-			limits.add(named(route, name, properties.getLimits(), properties.getAlgorithm(), config));
+			// A named limit keeps its own settings; the route's failure policy applies
+			// where it sets none.
+			LimitAttributes declared = new LimitAttributes(name, null, null, null, null, config.getFailurePolicy(),
+					null, null, Map.of());
+			ResolvedLimit limit = resolved(route + "limiter.limits." + name,
+					() -> resolver.resolve(declared, Spelling.ROUTE));
+			if (limit.shadow()) {
+				throw new IllegalArgumentException(route + "limit '" + name + "' is a shadow limit (limiter.limits."
+						+ name + ".shadow), which gateway routes do not support: the route would enforce it. Set "
+						+ "limiter.limits." + name + ".shadow to false, or use another limit.");
+			}
+			limits.add(limit.limit());
 		}
-		boolean inline = inline(config);
 		if (inline) {
 			if (config.getThreshold() == null || config.getPeriod() == null) {
 				throw new IllegalArgumentException(route + "limiter.threshold and limiter.period go together, but only "
 						+ ((config.getThreshold() == null) ? "limiter.period" : "limiter.threshold")
 						+ " is given. Give both, such as limiter.threshold: 10 and limiter.period: 1m.");
 			}
-			limits.add(checked(route, "limiter.threshold/limiter.period",
-					() -> withSettings(Limit.of(routeId, config.getThreshold(), config.getPeriod()), algorithm,
-							config)));
+			LimitAttributes own = new LimitAttributes(routeId, config.getThreshold(), config.getPeriod(),
+					config.getAlgorithm(), config.getSlices(), config.getFailurePolicy(), null, null, Map.of());
+			limits.add(
+					resolved(route + "limiter.threshold/limiter.period", () -> resolver.resolveOwn(own, Spelling.ROUTE))
+						.limit());
+			// The route's own limit carries no shared name.
+			names.add("");
 		}
 		if (limits.isEmpty()) {
 			throw new IllegalArgumentException(route + "the RequestRateLimiter filter uses limiterRateLimiter but "
@@ -68,14 +85,12 @@ record RouteLimits(String routeId, String scope, long permits, List<Limit> limit
 					+ "limiter.limits.");
 		}
 		try {
-			AbstractRateLimiter.validate("key", config.getPermits(), limits);
+			LimitResolver.checkPermits(config.getPermits(), limits, Spelling.ROUTE);
 		}
-		catch (IllegalArgumentException ex) {
-			throw new IllegalArgumentException(
-					route + "limiter.permits: " + ex.getMessage() + ". Lower limiter.permits, or raise the threshold.");
+		catch (InvalidLimitException ex) {
+			throw new IllegalArgumentException(route + "limiter.permits: " + ex.getMessage());
 		}
-		String scope = (names.size() == 1 && !inline) ? "n:" + RateLimitKeys.bounded(names.get(0))
-				: "r:" + RateLimitKeys.bounded(routeId);
+		String scope = LimitResolver.scope(names, "r:" + RateLimitKeys.bounded(routeId));
 		return new RouteLimits(routeId, scope, config.getPermits(), List.copyOf(limits));
 	}
 
@@ -85,56 +100,15 @@ record RouteLimits(String routeId, String scope, long permits, List<Limit> limit
 	 * @return the key
 	 */
 	String key(String caller) {
-		return this.scope + ":" + RateLimitKeys.bounded(caller);
+		return RateLimitKeys.key(this.scope, RateLimitKeys.bounded(caller));
 	}
 
-	private static Limit named(String route, String name, Map<String, LimiterProperties.NamedLimit> namedLimits,
-			Algorithm defaultAlgorithm, GatewayRateLimiter.Config config) {
-		LimiterProperties.NamedLimit configured = namedLimits.get(name);
-		if (configured == null || configured.getThreshold() == null || configured.getPeriod() == null) {
-			throw new IllegalArgumentException(route + "limiter.name '" + name + "' is not defined with a threshold "
-					+ "and a period. Define limiter.limits." + name + ".threshold and limiter.limits." + name
-					+ ".period, or correct the name.");
-		}
-		if (Boolean.TRUE.equals(configured.getShadow())) {
-			throw new IllegalArgumentException(route + "limit '" + name + "' is a shadow limit " + "(limiter.limits."
-					+ name + ".shadow), which gateway routes do not support: the route would "
-					+ "enforce it. Set limiter.limits." + name + ".shadow to false, or use another limit.");
-		}
-		// A named limit keeps its own settings; the route's failure policy applies where
-		// it
-		// sets none.
-		Algorithm own = (configured.getAlgorithm() != null) ? configured.getAlgorithm() : defaultAlgorithm;
-		GatewayRateLimiter.Config settings = new GatewayRateLimiter.Config();
-		settings.setSlices(configured.getSlices());
-		settings.setFailurePolicy(
-				(configured.getFailurePolicy() != null) ? configured.getFailurePolicy() : config.getFailurePolicy());
-		long local = (configured.getLocalThreshold() != null) ? configured.getLocalThreshold() : 0;
-		return checked(route, "limiter.limits." + name,
-				() -> withSettings(Limit.of(name, configured.getThreshold(), configured.getPeriod()), own, settings)
-					.withLocalThreshold(local));
-	}
-
-	private static boolean inline(GatewayRateLimiter.Config config) {
-		return config.getThreshold() != null || config.getPeriod() != null;
-	}
-
-	private static Limit withSettings(Limit limit, Algorithm algorithm, GatewayRateLimiter.Config config) {
-		int slices = (config.getSlices() != null) ? config.getSlices() : Limit.DEFAULT_SLICES;
-		if (slices != Limit.DEFAULT_SLICES && algorithm != Algorithm.SLIDING_BUCKETS) {
-			throw new IllegalArgumentException("slices = " + slices + " is given to a " + algorithm.text()
-					+ " limit; slices cut a sliding-buckets window: remove slices, or set the algorithm to "
-					+ "sliding-buckets");
-		}
-		return limit.withAlgorithm(algorithm).withSlices(slices).withFailurePolicy(config.getFailurePolicy());
-	}
-
-	private static Limit checked(String route, String source, java.util.function.Supplier<Limit> limit) {
+	private static ResolvedLimit resolved(String source, Supplier<ResolvedLimit> limit) {
 		try {
 			return limit.get();
 		}
 		catch (IllegalArgumentException ex) {
-			throw new IllegalArgumentException(route + source + ": " + ex.getMessage());
+			throw new IllegalArgumentException(source + ": " + ex.getMessage());
 		}
 	}
 

@@ -39,7 +39,7 @@ class RouteLimitsTests {
 		GatewayRateLimiter.Config config = config(10L, Duration.ofSeconds(1));
 		config.setAlgorithm(Algorithm.TOKEN_BUCKET);
 		config.setFailurePolicy(FailurePolicy.FAIL_CLOSED);
-		RouteLimits route = RouteLimits.of("orders", config, this.properties);
+		RouteLimits route = RouteLimits.of("orders", config, this.properties.toLimitResolver());
 		assertThat(route.limits()).containsExactly(Limit.of("orders", 10, Duration.ofSeconds(1))
 			.withAlgorithm(Algorithm.TOKEN_BUCKET)
 			.withFailurePolicy(FailurePolicy.FAIL_CLOSED));
@@ -52,7 +52,7 @@ class RouteLimitsTests {
 		GatewayRateLimiter.Config config = new GatewayRateLimiter.Config();
 		config.setName(List.of("hourly"));
 		config.setFailurePolicy(FailurePolicy.FAIL_CLOSED);
-		RouteLimits route = RouteLimits.of("orders", config, this.properties);
+		RouteLimits route = RouteLimits.of("orders", config, this.properties.toLimitResolver());
 		Limit limit = route.limits().get(0);
 		assertThat(limit.name()).isEqualTo("hourly");
 		assertThat(limit.algorithm()).isEqualTo(Algorithm.SLIDING_BUCKETS);
@@ -64,42 +64,49 @@ class RouteLimitsTests {
 	void namedAndInlineLimitsCountOnTheRoute() {
 		GatewayRateLimiter.Config config = config(10L, Duration.ofSeconds(1));
 		config.setName(List.of("hourly"));
-		RouteLimits route = RouteLimits.of("orders", config, this.properties);
+		RouteLimits route = RouteLimits.of("orders", config, this.properties.toLimitResolver());
 		assertThat(route.limits()).extracting(Limit::name).containsExactly("hourly", "orders");
 		assertThat(route.scope()).isEqualTo("r:orders");
 	}
 
 	@Test
 	void badArgumentsAreNamed() {
-		assertThatIllegalArgumentException().isThrownBy(() -> RouteLimits.of("r", config(null, null), this.properties))
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> RouteLimits.of("r", config(null, null), this.properties.toLimitResolver()))
 			.withMessageContaining("gives no limit. Add limiter.threshold and limiter.period, or limiter.name");
 		assertThatIllegalArgumentException()
-			.isThrownBy(() -> RouteLimits.of("r", config(null, Duration.ofSeconds(1)), this.properties))
+			.isThrownBy(
+					() -> RouteLimits.of("r", config(null, Duration.ofSeconds(1)), this.properties.toLimitResolver()))
 			.withMessageContaining("but only limiter.period is given");
 		assertThatIllegalArgumentException()
-			.isThrownBy(() -> RouteLimits.of("r", config(0L, Duration.ofSeconds(1)), this.properties))
+			.isThrownBy(() -> RouteLimits.of("r", config(0L, Duration.ofSeconds(1)), this.properties.toLimitResolver()))
 			.withMessageStartingWith("route 'r': limiter.threshold/limiter.period: threshold must be between 1");
 		GatewayRateLimiter.Config unknown = new GatewayRateLimiter.Config();
 		unknown.setName(List.of("daily"));
-		assertThatIllegalArgumentException().isThrownBy(() -> RouteLimits.of("r", unknown, this.properties))
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> RouteLimits.of("r", unknown, this.properties.toLimitResolver()))
 			.withMessageContaining("limiter.name 'daily' is not defined")
 			.withMessageContaining("limiter.limits.daily.threshold");
 		GatewayRateLimiter.Config shadow = new GatewayRateLimiter.Config();
 		shadow.setName(List.of("watched"));
-		assertThatIllegalArgumentException().isThrownBy(() -> RouteLimits.of("r", shadow, this.properties))
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> RouteLimits.of("r", shadow, this.properties.toLimitResolver()))
 			.withMessageContaining("is a shadow limit");
 		GatewayRateLimiter.Config slices = config(10L, Duration.ofSeconds(1));
 		slices.setSlices(10);
-		assertThatIllegalArgumentException().isThrownBy(() -> RouteLimits.of("r", slices, this.properties))
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> RouteLimits.of("r", slices, this.properties.toLimitResolver()))
 			.withMessageContaining("slices = 10 is given to a sliding-log limit");
 		GatewayRateLimiter.Config algorithmOnly = new GatewayRateLimiter.Config();
 		algorithmOnly.setName(List.of("hourly"));
 		algorithmOnly.setAlgorithm(Algorithm.TOKEN_BUCKET);
-		assertThatIllegalArgumentException().isThrownBy(() -> RouteLimits.of("r", algorithmOnly, this.properties))
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> RouteLimits.of("r", algorithmOnly, this.properties.toLimitResolver()))
 			.withMessageContaining("Remove limiter.algorithm");
 		GatewayRateLimiter.Config permits = config(10L, Duration.ofSeconds(1));
 		permits.setPermits(11);
-		assertThatIllegalArgumentException().isThrownBy(() -> RouteLimits.of("r", permits, this.properties))
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> RouteLimits.of("r", permits, this.properties.toLimitResolver()))
 			.withMessageContaining("limiter.permits: permits must be between 1 and the smallest threshold (10)");
 	}
 

@@ -51,7 +51,18 @@ public class RateLimitExceptionHandler {
 	 * because the store is unavailable
 	 */
 	public RateLimitExceptionHandler(RateLimitHeaders headers, HttpStatusCode unavailableStatus) {
-		this.responses = new RateLimitResponses(headers, unavailableStatus);
+		this(new RateLimitResponses(headers, unavailableStatus));
+	}
+
+	/**
+	 * Create the handler over the application's responses.
+	 * @param responses the 429 and 503 answers
+	 */
+	public RateLimitExceptionHandler(RateLimitResponses responses) {
+		if (responses == null) {
+			throw new IllegalArgumentException("responses must not be null");
+		}
+		this.responses = responses;
 	}
 
 	/**

@@ -1,0 +1,56 @@
+package dev.limiter.internal.limits;
+
+import java.time.Duration;
+import java.util.Map;
+
+import dev.limiter.Algorithm;
+import dev.limiter.FailurePolicy;
+
+/**
+ * What one source says of one limit: an annotation, a gateway route, a named limit of the
+ * configuration. A {@code null} attribute is one the source does not give.
+ *
+ * @param name the limit's name, empty for an unnamed limit
+ * @param threshold the most permits in a window
+ * @param period the window
+ * @param algorithm the algorithm
+ * @param slices the slices of a sliding-buckets window
+ * @param failurePolicy what decides while the store cannot answer
+ * @param localThreshold the most permits each instance admits on its own meanwhile, 0 for
+ * the threshold
+ * @param shadow whether the limit only watches
+ * @param plans the plans' numbers by plan name (named limits only)
+ */
+public record LimitAttributes(String name, Long threshold, Duration period, Algorithm algorithm, Integer slices,
+		FailurePolicy failurePolicy, Long localThreshold, Boolean shadow, Map<String, Plan> plans) {
+
+	/** No attribute at all. */
+	public static final LimitAttributes NONE = new LimitAttributes("", null, null, null, null, null, null, null,
+			Map.of());
+
+	public LimitAttributes {
+		name = (name != null) ? name.trim() : "";
+		plans = (plans != null) ? Map.copyOf(plans) : Map.of();
+	}
+
+	/**
+	 * Return the same attributes under another name.
+	 * @param name the name
+	 * @return the attributes
+	 */
+	public LimitAttributes withName(String name) {
+		return new LimitAttributes(name, this.threshold, this.period, this.algorithm, this.slices, this.failurePolicy,
+				this.localThreshold, this.shadow, this.plans);
+	}
+
+	/**
+	 * The numbers of one plan of a named limit.
+	 *
+	 * @param threshold the plan's threshold
+	 * @param period the plan's window, {@code null} for the limit's own
+	 */
+	public record Plan(Long threshold, Duration period) {
+
+	}
+
+}

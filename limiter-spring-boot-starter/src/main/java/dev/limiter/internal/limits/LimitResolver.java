@@ -1,0 +1,294 @@
+package dev.limiter.internal.limits;
+
+import java.time.Duration;
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+import dev.limiter.AbstractRateLimiter;
+import dev.limiter.Algorithm;
+import dev.limiter.Limit;
+import dev.limiter.key.RateLimitKeys;
+
+/**
+ * Turns what a source declares of a limit (an annotation, a gateway route) into the limit
+ * that is enforced: the named limit of the configuration completes or overrides the
+ * declaration, the defaults fill the rest, plans get their own numbers, and every rule is
+ * checked here, once, for every source. Sources differ only in how an error names the
+ * attribute to fix ({@link Spelling}).
+ */
+public final class LimitResolver {
+
+	private final Map<String, LimitAttributes> named;
+
+	private final Algorithm defaultAlgorithm;
+
+	private final boolean defaultShadow;
+
+	/**
+	 * Create a resolver.
+	 * @param named the named limits of the configuration ({@code limiter.limits})
+	 * @param defaultAlgorithm the algorithm of limits that choose none
+	 * ({@code limiter.algorithm})
+	 * @param defaultShadow whether a limit only watches unless its configuration says
+	 * otherwise ({@code limiter.shadow})
+	 */
+	public LimitResolver(Map<String, LimitAttributes> named, Algorithm defaultAlgorithm, boolean defaultShadow) {
+		if (named == null || defaultAlgorithm == null) {
+			throw new IllegalArgumentException("named and defaultAlgorithm must not be null");
+		}
+		this.named = Map.copyOf(named);
+		this.defaultAlgorithm = defaultAlgorithm;
+		this.defaultShadow = defaultShadow;
+	}
+
+	/**
+	 * Return the named limits of the configuration.
+	 * @return the attributes by name
+	 */
+	public Map<String, LimitAttributes> named() {
+		return this.named;
+	}
+
+	/**
+	 * Return the algorithm of limits that choose none.
+	 * @return the default algorithm
+	 */
+	public Algorithm defaultAlgorithm() {
+		return this.defaultAlgorithm;
+	}
+
+	/**
+	 * Resolve a declared limit, completed by the named limit of its name, if any.
+	 * @param declared what the source says
+	 * @param spelling how the source names its attributes
+	 * @return the limit
+	 * @throws InvalidLimitException if the limit cannot be enforced
+	 */
+	public ResolvedLimit resolve(LimitAttributes declared, Spelling spelling) {
+		String name = declared.name();
+		LimitAttributes configured = name.isEmpty() ? LimitAttributes.NONE
+				: this.named.getOrDefault(name, LimitAttributes.NONE);
+		if (configured.threshold() == null && declared.threshold() == null && !name.isEmpty()) {
+			throw spelling.undefined(name);
+		}
+		return resolve(declared, configured, spelling);
+	}
+
+	/**
+	 * Resolve a limit that a source declares whole, named for display only, such as a
+	 * route's own limit: no named limit completes it.
+	 * @param declared what the source says
+	 * @param spelling how the source names its attributes
+	 * @return the limit
+	 * @throws InvalidLimitException if the limit cannot be enforced
+	 */
+	public ResolvedLimit resolveOwn(LimitAttributes declared, Spelling spelling) {
+		return resolve(declared, LimitAttributes.NONE, spelling);
+	}
+
+	private ResolvedLimit resolve(LimitAttributes declared, LimitAttributes configured, Spelling spelling) {
+		String name = declared.name();
+		Long threshold = first(configured.threshold(), declared.threshold());
+		Duration period = first(configured.period(), declared.period());
+		if (period == null) {
+			throw new InvalidLimitException("limit '" + name + "' has no period",
+					"Define limiter.limits." + name + ".period, such as 1m.");
+		}
+		Limit limit;
+		try {
+			limit = name.isEmpty() ? Limit.of(first(threshold, 0L), period)
+					: Limit.of(name, first(threshold, 0L), period);
+		}
+		catch (IllegalArgumentException ex) {
+			throw new InvalidLimitException(ex.getMessage(),
+					ex.getMessage().startsWith("threshold") ? spelling.thresholdFix() : spelling.periodFix());
+		}
+		Algorithm algorithm = first(configured.algorithm(), first(declared.algorithm(), this.defaultAlgorithm));
+		int slices = first(configured.slices(), first(declared.slices(), Limit.DEFAULT_SLICES));
+		checkSlices(algorithm, slices, limit, spelling);
+		try {
+			limit = limit.withAlgorithm(algorithm).withSlices(slices);
+		}
+		catch (IllegalArgumentException ex) {
+			throw new InvalidLimitException(ex.getMessage(),
+					"Set " + spelling.slices() + " (or limiter.limits.<name>.slices) between 1 and " + Limit.MAX_SLICES
+							+ "; 60 makes one-minute slices of a one-hour window.");
+		}
+		try {
+			limit = limit.withFailurePolicy(first(configured.failurePolicy(), declared.failurePolicy()))
+				.withLocalThreshold(first(configured.localThreshold(), first(declared.localThreshold(), 0L)));
+		}
+		catch (IllegalArgumentException ex) {
+			throw new InvalidLimitException(ex.getMessage(),
+					"Set " + spelling.localThreshold() + " to 0 (the threshold) or to the most calls each instance "
+							+ "admits on its own while Redis is unavailable, at most " + Limit.MAX_THRESHOLD + ".");
+		}
+		boolean shadow = (configured.shadow() != null) ? configured.shadow()
+				: (spelling.followsDefaultShadow() && this.defaultShadow) || Boolean.TRUE.equals(declared.shadow());
+		Map<String, Limit> plans = new LinkedHashMap<>();
+		for (Map.Entry<String, LimitAttributes.Plan> plan : configured.plans().entrySet()) {
+			plans.put(plan.getKey(), planned(limit, plan.getKey(), plan.getValue()));
+		}
+		return new ResolvedLimit(limit, shadow, plans);
+	}
+
+	private static Limit planned(Limit limit, String planName, LimitAttributes.Plan plan) {
+		long local = (limit.localThreshold() != limit.threshold()) ? limit.localThreshold() : 0;
+		try {
+			return Limit.of(limit.name(), first(plan.threshold(), 0L), first(plan.period(), limit.period()))
+				.withAlgorithm(limit.algorithm())
+				.withSlices(limit.slices())
+				.withFailurePolicy(limit.failurePolicy())
+				.withLocalThreshold(local);
+		}
+		catch (IllegalArgumentException ex) {
+			throw new InvalidLimitException(ex.getMessage() + " under plan '" + planName + "'",
+					"Set limiter.limits." + limit.name() + ".plans." + planName + ".threshold (and .period).");
+		}
+	}
+
+	/**
+	 * Check the rule that slices cut only a sliding-buckets window.
+	 * @param algorithm the limit's algorithm
+	 * @param slices the slices given, {@link Limit#DEFAULT_SLICES} for none
+	 * @param limit the limit, for the message, or {@code null}
+	 * @param spelling how the source names its attributes
+	 * @throws InvalidLimitException if slices are given to another algorithm
+	 */
+	public static void checkSlices(Algorithm algorithm, int slices, Limit limit, Spelling spelling) {
+		if (slices != Limit.DEFAULT_SLICES && algorithm != Algorithm.SLIDING_BUCKETS) {
+			throw new InvalidLimitException(
+					"slices = " + slices + " is given to a " + algorithm.text() + " limit"
+							+ ((limit != null) ? " " + limit : ""),
+					"Slices cut a sliding-buckets window: remove slices, or set " + spelling.bucketsAlgorithm());
+		}
+	}
+
+	/**
+	 * Check that limits can be taken together by one call of some permits.
+	 * @param permits the permits of one call
+	 * @param limits the limits
+	 * @param spelling how the source names its attributes
+	 * @throws InvalidLimitException if the permits do not fit the smallest limit
+	 */
+	public static void checkPermits(long permits, List<Limit> limits, Spelling spelling) {
+		try {
+			AbstractRateLimiter.validate("key", permits, limits);
+		}
+		catch (IllegalArgumentException ex) {
+			throw new InvalidLimitException(ex.getMessage(), spelling.permitsFix());
+		}
+	}
+
+	/**
+	 * Return what the counters of a group of limits belong to: {@code n:<name>} when
+	 * every limit carries one same name (shared, on purpose, by every user of that name),
+	 * otherwise the source's own scope.
+	 * @param names the names of the limits, empty for unnamed ones
+	 * @param otherwise the scope of the source, such as {@code m:<method>} or
+	 * {@code r:<route>}
+	 * @return the scope
+	 */
+	public static String scope(Collection<String> names, String otherwise) {
+		Set<String> distinct = new LinkedHashSet<>(names);
+		String name = (distinct.size() == 1) ? distinct.iterator().next() : "";
+		return name.isEmpty() ? otherwise : "n:" + RateLimitKeys.bounded(name);
+	}
+
+	private static <T> T first(T value, T otherwise) {
+		return (value != null) ? value : otherwise;
+	}
+
+	/** How a source of limits names the attributes an error asks to change. */
+	public enum Spelling {
+
+		/** {@code @RateLimit}'s attributes. */
+		ANNOTATION("threshold", "slices", "localThreshold",
+				"algorithm = Algorithm.SLIDING_BUCKETS (limiter.limits.<name>.algorithm: sliding-buckets).",
+				"Lower permits, or raise the threshold of the smallest limit.", true),
+
+		/** A named limit's properties, {@code limiter.limits.<name>.*}. */
+		PROPERTY("limiter.limits.<name>.threshold", "limiter.limits.<name>.slices",
+				"limiter.limits.<name>.local-threshold", "limiter.limits.<name>.algorithm to sliding-buckets.",
+				"Lower permits, or raise the threshold.", true),
+
+		/** A gateway route's {@code limiter.*} arguments. */
+		ROUTE("limiter.threshold", "limiter.slices", "limiter.limits.<name>.local-threshold",
+				"the algorithm to sliding-buckets.", "Lower limiter.permits, or raise the threshold.", false);
+
+		private final String threshold;
+
+		private final String slices;
+
+		private final String localThreshold;
+
+		private final String bucketsAlgorithm;
+
+		private final String permitsFix;
+
+		private final boolean followsDefaultShadow;
+
+		Spelling(String threshold, String slices, String localThreshold, String bucketsAlgorithm, String permitsFix,
+				boolean followsDefaultShadow) {
+			this.threshold = threshold;
+			this.slices = slices;
+			this.localThreshold = localThreshold;
+			this.bucketsAlgorithm = bucketsAlgorithm;
+			this.permitsFix = permitsFix;
+			this.followsDefaultShadow = followsDefaultShadow;
+		}
+
+		String slices() {
+			return this.slices;
+		}
+
+		String localThreshold() {
+			return this.localThreshold;
+		}
+
+		String bucketsAlgorithm() {
+			return this.bucketsAlgorithm;
+		}
+
+		String permitsFix() {
+			return this.permitsFix;
+		}
+
+		// Routes have no shadow mode yet: limiter.shadow applies to annotations only.
+		boolean followsDefaultShadow() {
+			return this.followsDefaultShadow;
+		}
+
+		String thresholdFix() {
+			return (this == ANNOTATION)
+					? "Set threshold to a value between 1 and " + Limit.MAX_THRESHOLD
+							+ ", or name a limit (name = \"...\") defined under limiter.limits."
+					: "Set " + this.threshold + " to a value between 1 and " + Limit.MAX_THRESHOLD + ".";
+		}
+
+		String periodFix() {
+			return (this == ANNOTATION)
+					? "Set period (in the annotation's unit, or limiter.limits.<name>.period) to a positive window "
+							+ "of whole milliseconds, at most " + Limit.MAX_PERIOD.toDays() + " days."
+					: "Set limiter.period (or limiter.limits.<name>.period) to a positive window of whole "
+							+ "milliseconds, at most " + Limit.MAX_PERIOD.toDays() + " days.";
+		}
+
+		InvalidLimitException undefined(String name) {
+			return (this == ANNOTATION) ? new InvalidLimitException(
+					"limit '" + name + "' is not defined under limiter.limits and the annotation gives no threshold",
+					"Define limiter.limits." + name + ".threshold (and .period) in the configuration, or give the "
+							+ "annotation a threshold.")
+					: new InvalidLimitException(
+							"limiter.name '" + name + "' is not defined with a threshold and a period",
+							"Define limiter.limits." + name + ".threshold and limiter.limits." + name
+									+ ".period, or correct the name.");
+		}
+
+	}
+
+}

@@ -1,0 +1,124 @@
+package dev.limiter.internal.limits;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+
+import org.junit.jupiter.api.Test;
+
+import dev.limiter.Algorithm;
+import dev.limiter.FailurePolicy;
+import dev.limiter.Limit;
+import dev.limiter.internal.limits.LimitResolver.Spelling;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+
+/**
+ * The one limit model: what a named limit adds to a declaration, the defaults, plans,
+ * scopes, and the rules every source of limits shares.
+ */
+class LimitResolverTests {
+
+	private final LimitResolver resolver = new LimitResolver(
+			Map.of("search",
+					new LimitAttributes("search", 30L, Duration.ofMinutes(1), Algorithm.SLIDING_BUCKETS, 6, null, null,
+							null, Map.of("pro", new LimitAttributes.Plan(300L, null))),
+					"watched",
+					new LimitAttributes("watched", 5L, Duration.ofSeconds(1), null, null, null, null, true, Map.of())),
+			Algorithm.TOKEN_BUCKET, false);
+
+	@Test
+	void theNamedLimitWinsOverTheDeclarationAndTheDeclarationFillsTheRest() {
+		ResolvedLimit limit = this.resolver.resolve(
+				declared("search", 2L, Duration.ofSeconds(10), null, FailurePolicy.FAIL_CLOSED), Spelling.ANNOTATION);
+		assertThat(limit.limit()).isEqualTo(Limit.of("search", 30, Duration.ofMinutes(1))
+			.withAlgorithm(Algorithm.SLIDING_BUCKETS)
+			.withSlices(6)
+			.withFailurePolicy(FailurePolicy.FAIL_CLOSED));
+		assertThat(limit.shadow()).isFalse();
+	}
+
+	@Test
+	void anUnnamedLimitTakesTheDefaultAlgorithm() {
+		ResolvedLimit limit = this.resolver.resolve(declared("", 2L, Duration.ofSeconds(10), null, null),
+				Spelling.ANNOTATION);
+		assertThat(limit.limit()).isEqualTo(Limit.of(2, Duration.ofSeconds(10)).withAlgorithm(Algorithm.TOKEN_BUCKET));
+	}
+
+	@Test
+	void aPlanKeepsTheLimitsSettingsWithItsOwnNumbers() {
+		ResolvedLimit limit = this.resolver.resolve(declared("search", null, Duration.ofSeconds(60), null, null),
+				Spelling.ANNOTATION);
+		assertThat(limit.forPlan("pro")).isEqualTo(
+				Limit.of("search", 300, Duration.ofMinutes(1)).withAlgorithm(Algorithm.SLIDING_BUCKETS).withSlices(6));
+		assertThat(limit.forPlan("unknown")).isSameAs(limit.limit());
+	}
+
+	@Test
+	void theConfiguredShadowWinsAndRoutesIgnoreTheDefaultShadow() {
+		LimitResolver shadowing = new LimitResolver(this.resolver.named(), Algorithm.SLIDING_LOG, true);
+		assertThat(shadowing.resolve(declared("", 1L, Duration.ofSeconds(1), null, null), Spelling.ANNOTATION).shadow())
+			.isTrue();
+		assertThat(
+				shadowing.resolveOwn(declared("route", 1L, Duration.ofSeconds(1), null, null), Spelling.ROUTE).shadow())
+			.isFalse();
+		assertThat(this.resolver.resolve(declared("watched", null, null, null, null), Spelling.ROUTE).shadow())
+			.isTrue();
+	}
+
+	@Test
+	void aRouteLimitIsNotCompletedByANamedLimitOfTheSameName() {
+		ResolvedLimit own = this.resolver.resolveOwn(declared("search", 7L, Duration.ofSeconds(7), null, null),
+				Spelling.ROUTE);
+		assertThat(own.limit())
+			.isEqualTo(Limit.of("search", 7, Duration.ofSeconds(7)).withAlgorithm(Algorithm.TOKEN_BUCKET));
+	}
+
+	@Test
+	void slicesOnAnotherAlgorithmAreRefusedInTheWordsOfTheSource() {
+		assertThatExceptionOfType(InvalidLimitException.class).isThrownBy(
+				() -> this.resolver.resolve(declared("", 10L, Duration.ofSeconds(1), 10, null), Spelling.ANNOTATION))
+			.satisfies((ex) -> {
+				assertThat(ex.getProblem()).startsWith("slices = 10 is given to a token-bucket limit");
+				assertThat(ex.getFix()).contains("algorithm = Algorithm.SLIDING_BUCKETS");
+			});
+		assertThatExceptionOfType(InvalidLimitException.class)
+			.isThrownBy(
+					() -> this.resolver.resolveOwn(declared("r", 10L, Duration.ofSeconds(1), 10, null), Spelling.ROUTE))
+			.satisfies((ex) -> assertThat(ex.getFix()).endsWith("set the algorithm to sliding-buckets."));
+	}
+
+	@Test
+	void anUndefinedNameWithoutAThresholdIsRefused() {
+		assertThatExceptionOfType(InvalidLimitException.class)
+			.isThrownBy(() -> this.resolver.resolve(declared("daily", null, Duration.ofSeconds(1), null, null),
+					Spelling.ANNOTATION))
+			.satisfies((ex) -> assertThat(ex.getProblem())
+				.isEqualTo("limit 'daily' is not defined under limiter.limits and the annotation gives no threshold"));
+		assertThatExceptionOfType(InvalidLimitException.class)
+			.isThrownBy(() -> this.resolver.resolve(declared("daily", null, null, null, null), Spelling.ROUTE))
+			.satisfies((ex) -> assertThat(ex.getFix()).contains("limiter.limits.daily.period"));
+	}
+
+	@Test
+	void permitsMustFitTheSmallestLimit() {
+		assertThatExceptionOfType(InvalidLimitException.class).isThrownBy(
+				() -> LimitResolver.checkPermits(3, List.of(Limit.of(2, Duration.ofSeconds(1))), Spelling.ANNOTATION))
+			.satisfies((ex) -> assertThat(ex.getFix()).startsWith("Lower permits"));
+	}
+
+	@Test
+	void limitsThatShareOneNameShareItsScope() {
+		assertThat(LimitResolver.scope(List.of("search", "search"), "m:x")).isEqualTo("n:search");
+		assertThat(LimitResolver.scope(List.of("search", ""), "m:x")).isEqualTo("m:x");
+		assertThat(LimitResolver.scope(List.of(""), "r:orders")).isEqualTo("r:orders");
+		assertThat(LimitResolver.scope(List.of("a:b"), "m:x")).startsWith("n:#");
+	}
+
+	private static LimitAttributes declared(String name, Long threshold, Duration period, Integer slices,
+			FailurePolicy policy) {
+		return new LimitAttributes(name, threshold, period, null, slices, policy, null, null, Map.of());
+	}
+
+}
