@@ -17,7 +17,8 @@ import dev.limiter.RateLimiter;
 import dev.limiter.Usage;
 import dev.limiter.aop.RateLimitOperation;
 import dev.limiter.aop.RateLimitOperationSource;
-import dev.limiter.autoconfigure.LimiterProperties;
+import dev.limiter.internal.limits.LimitAttributes;
+import dev.limiter.internal.limits.LimitResolver;
 import dev.limiter.store.RateLimitResets;
 
 /**
@@ -37,7 +38,9 @@ public class RateLimitsEndpoint {
 
 	private final RateLimiter rateLimiter;
 
-	private final LimiterProperties properties;
+	private final LimitResolver limits;
+
+	private final FailurePolicy defaultPolicy;
 
 	private final RateLimitResets resets;
 
@@ -45,16 +48,18 @@ public class RateLimitsEndpoint {
 	 * Create the endpoint.
 	 * @param operations the rate-limited methods
 	 * @param rateLimiter the limiter that counts them
-	 * @param properties the configuration, which says where each limit's numbers come
-	 * from
+	 * @param limits the limit model, which says where each limit's numbers come from
+	 * @param defaultPolicy the failure policy of limits that choose none
+	 * ({@code limiter.failure.policy})
 	 * @param resets tells the other instances of a reset, or {@code null} with a store
 	 * that only this instance sees
 	 */
-	public RateLimitsEndpoint(RateLimitOperationSource operations, RateLimiter rateLimiter,
-			LimiterProperties properties, RateLimitResets resets) {
+	public RateLimitsEndpoint(RateLimitOperationSource operations, RateLimiter rateLimiter, LimitResolver limits,
+			FailurePolicy defaultPolicy, RateLimitResets resets) {
 		this.operations = operations;
 		this.rateLimiter = rateLimiter;
-		this.properties = properties;
+		this.limits = limits;
+		this.defaultPolicy = defaultPolicy;
 		this.resets = resets;
 	}
 
@@ -166,13 +171,12 @@ public class RateLimitsEndpoint {
 		if (limit.algorithm() == Algorithm.SLIDING_BUCKETS) {
 			described.put("slices", limit.slices());
 		}
-		FailurePolicy policy = (limit.failurePolicy() != null) ? limit.failurePolicy()
-				: this.properties.getFailure().getPolicy();
+		FailurePolicy policy = (limit.failurePolicy() != null) ? limit.failurePolicy() : this.defaultPolicy;
 		described.put("failurePolicy", policy.name().toLowerCase(java.util.Locale.ROOT).replace('_', '-'));
 		described.put("shadow", operation.isShadow(limit));
-		LimiterProperties.NamedLimit configured = this.properties.getLimits().get(limit.name());
+		LimitAttributes configured = this.limits.named().get(limit.name());
 		boolean fromConfiguration = configured != null
-				&& (configured.getThreshold() != null || configured.getPeriod() != null);
+				&& (configured.threshold() != null || configured.period() != null);
 		described.put("source", fromConfiguration ? "limiter.limits." + limit.name() : "annotation");
 		return described;
 	}

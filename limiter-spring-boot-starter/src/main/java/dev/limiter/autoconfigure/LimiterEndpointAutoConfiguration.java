@@ -12,6 +12,7 @@ import org.springframework.data.redis.listener.RedisMessageListenerContainer;
 
 import dev.limiter.RateLimiter;
 import dev.limiter.actuate.RateLimitsEndpoint;
+import dev.limiter.internal.limits.LimitResolver;
 import dev.limiter.aop.RateLimitOperationSource;
 import dev.limiter.resilience.ResilientRateLimiter;
 import dev.limiter.store.RateLimitResets;
@@ -25,14 +26,15 @@ import dev.limiter.store.ResetSubscription;
 @AutoConfiguration(after = LimiterAutoConfiguration.class)
 @ConditionalOnLimiterEnabled
 @ConditionalOnClass(name = "org.springframework.boot.actuate.endpoint.annotation.Endpoint")
-@ConditionalOnBean({ RateLimiter.class, RateLimitOperationSource.class })
+@ConditionalOnBean({ RateLimiter.class, RateLimitOperationSource.class, LimitResolver.class })
 public final class LimiterEndpointAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
 	RateLimitsEndpoint rateLimitsEndpoint(RateLimitOperationSource operations, RateLimiter rateLimiter,
-			LimiterProperties properties, ObjectProvider<RateLimitResets> resets) {
-		return new RateLimitsEndpoint(operations, rateLimiter, properties, resets.getIfAvailable());
+			LimitResolver limitResolver, LimiterProperties properties, ObjectProvider<RateLimitResets> resets) {
+		return new RateLimitsEndpoint(operations, rateLimiter, limitResolver, properties.getFailure().getPolicy(),
+				resets.getIfAvailable());
 	}
 
 	@Configuration(proxyBeanMethods = false)

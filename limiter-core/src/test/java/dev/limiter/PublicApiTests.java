@@ -1,0 +1,27 @@
+package dev.limiter;
+
+import java.nio.file.Path;
+
+import org.junit.jupiter.api.Test;
+
+import dev.limiter.test.PublicApi;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The public API of limiter-core is the checked-in listing {@code api/limiter-core.api}:
+ * a change to it is a change on purpose, made with {@code -Dlimiter.api.update=true} and
+ * reviewed.
+ */
+class PublicApiTests {
+
+	@Test
+	void thePublicApiIsTheCheckedInListing() {
+		assertThat(PublicApi.differences(Path.of("target/classes"), Path.of("api/limiter-core.api")))
+			.as("The public API of limiter-core changed. If on purpose, run ./mvnw -pl limiter-core -am test "
+					+ "-Dtest=PublicApiTests -Dsurefire.failIfNoSpecifiedTests=false -Dlimiter.api.update=true "
+					+ "and commit api/limiter-core.api")
+			.isEmpty();
+	}
+
+}
