@@ -112,8 +112,7 @@ public class GatewayRateLimiter
 			return Mono.just(new Response(true, values));
 		}
 		if (decision.policy() == FailurePolicy.FAIL_CLOSED) {
-			return Mono.error(new RateLimitUnavailableException(RateLimitUnavailableException.standardMessage(decision),
-					key, decision));
+			return Mono.error(RateLimitUnavailableException.of(key, decision));
 		}
 		this.headers.write(decision, values::put);
 		return Mono.just(new Response(false, values));

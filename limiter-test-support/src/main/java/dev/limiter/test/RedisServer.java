@@ -23,8 +23,8 @@ import java.util.concurrent.TimeUnit;
  * binary packaged in {@code com.github.codemonstur:embedded-redis} otherwise;
  * {@code embedded} forces the packaged binary; {@code path} requires the one on the
  * {@code PATH}; anything else is taken as the path of a binary. When the system property
- * {@code limiter.test.redis-image} names a Docker image, {@link #start()} runs that image
- * through Testcontainers instead (see {@link DockerRedis}).
+ * {@code limiter.test.redis-image} names a Docker image, {@link #start(String...)} runs
+ * that image through Testcontainers instead (see {@link DockerRedis}).
  * <p>
  * Fault tests can {@link #kill()}, {@link #pause()}, {@link #resume()} and
  * {@link #restart()} the server; {@link #command(String...)} talks to it directly.
