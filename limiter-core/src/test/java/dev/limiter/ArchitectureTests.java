@@ -28,7 +28,7 @@ class ArchitectureTests {
 	@Test
 	void onlyTheRedisTransportUsesSpring() {
 		noClasses().that()
-			.resideOutsideOfPackage("dev.limiter.redis..")
+			.resideOutsideOfPackages("dev.limiter.redis..", "dev.limiter.internal.redis..")
 			.should()
 			.dependOnClassesThat()
 			.resideInAPackage("org.springframework..")

@@ -12,7 +12,7 @@ import java.util.Map;
 import dev.limiter.Algorithm;
 import dev.limiter.Limit;
 import dev.limiter.RateLimiter;
-import dev.limiter.redis.RedisKeys;
+import dev.limiter.internal.redis.RedisKeys;
 import dev.limiter.redis.RedisRateLimiter;
 import dev.limiter.test.MutableClock;
 

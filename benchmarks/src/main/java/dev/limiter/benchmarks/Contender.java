@@ -20,7 +20,7 @@ import dev.limiter.Decision;
 import dev.limiter.Limit;
 import dev.limiter.RateLimiter;
 import dev.limiter.local.LocallyBlockingRateLimiter;
-import dev.limiter.redis.RedisKeys;
+import dev.limiter.internal.redis.RedisKeys;
 import dev.limiter.redis.RedisRateLimiter;
 
 /**

@@ -13,7 +13,7 @@ import io.lettuce.core.api.async.RedisAsyncCommands;
 
 import dev.limiter.Decision;
 import dev.limiter.Limit;
-import dev.limiter.redis.RedisKeys;
+import dev.limiter.internal.redis.RedisKeys;
 import dev.limiter.redis.RedisRateLimiter;
 
 /**

@@ -1,5 +1,7 @@
 package dev.limiter.redis;
 
+import dev.limiter.internal.redis.LimiterConnectionFactories;
+
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;

@@ -1,5 +1,7 @@
 package dev.limiter.resilience;
 
+import dev.limiter.internal.resilience.CircuitBreaker;
+
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -9,7 +11,7 @@ import java.util.concurrent.CompletionException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import dev.limiter.AbstractRateLimiter;
+import dev.limiter.internal.AbstractRateLimiter;
 import dev.limiter.Decision;
 import dev.limiter.FailurePolicy;
 import dev.limiter.Limit;
@@ -28,8 +30,8 @@ import dev.limiter.memory.InMemoryRateLimiter;
  * instance at their local thresholds, and {@link FailurePolicy#FAIL_OPEN} limits admit.
  * Every such decision is {@link Decision#isDegraded() degraded}. How long a call may wait
  * on the store is the store's own timeout (see
- * {@link dev.limiter.redis.LimiterConnectionFactories}); the breaker then stops paying it
- * on every call while the store is down.
+ * {@link dev.limiter.internal.redis.LimiterConnectionFactories}); the breaker then stops
+ * paying it on every call while the store is down.
  */
 public final class ResilientRateLimiter extends AbstractRateLimiter {
 

@@ -1,5 +1,9 @@
 package dev.limiter.redis;
 
+import dev.limiter.internal.redis.LimiterConnectionFactories;
+
+import dev.limiter.internal.redis.RedisKeys;
+
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;

@@ -1,5 +1,7 @@
 package dev.limiter.redis;
 
+import dev.limiter.internal.redis.RedisKeys;
+
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;

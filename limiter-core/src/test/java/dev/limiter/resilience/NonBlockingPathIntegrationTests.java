@@ -18,7 +18,7 @@ import dev.limiter.Limit;
 import dev.limiter.RateLimiter;
 import dev.limiter.local.LocallyBlockingRateLimiter;
 import dev.limiter.memory.InMemoryRateLimiter;
-import dev.limiter.redis.LimiterConnectionFactories;
+import dev.limiter.internal.redis.LimiterConnectionFactories;
 import dev.limiter.redis.RedisRateLimiter;
 import dev.limiter.test.NonBlockingThreads;
 import dev.limiter.test.RedisServer;

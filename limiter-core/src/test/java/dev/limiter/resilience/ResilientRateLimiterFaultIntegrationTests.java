@@ -19,8 +19,8 @@ import dev.limiter.Decision;
 import dev.limiter.FailurePolicy;
 import dev.limiter.Limit;
 import dev.limiter.memory.InMemoryRateLimiter;
-import dev.limiter.redis.LimiterConnectionFactories;
-import dev.limiter.redis.RedisKeys;
+import dev.limiter.internal.redis.LimiterConnectionFactories;
+import dev.limiter.internal.redis.RedisKeys;
 import dev.limiter.redis.RedisRateLimiter;
 import dev.limiter.test.RedisServer;
 

@@ -1,5 +1,7 @@
 package dev.limiter.resilience;
 
+import dev.limiter.internal.resilience.CircuitBreaker;
+
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -8,7 +10,7 @@ import java.util.concurrent.atomic.AtomicLong;
 
 import org.junit.jupiter.api.Test;
 
-import dev.limiter.AbstractRateLimiter;
+import dev.limiter.internal.AbstractRateLimiter;
 import dev.limiter.Algorithm;
 import dev.limiter.Decision;
 import dev.limiter.FailurePolicy;

@@ -6,7 +6,7 @@ import java.util.Map;
 import dev.limiter.RateLimiter;
 import dev.limiter.store.LimiterRedisConnection;
 import dev.limiter.memory.InMemoryRateLimiter;
-import dev.limiter.resilience.CircuitBreaker;
+import dev.limiter.internal.resilience.CircuitBreaker;
 import dev.limiter.resilience.ResilientRateLimiter;
 
 /**

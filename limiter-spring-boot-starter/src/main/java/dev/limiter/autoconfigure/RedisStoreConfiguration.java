@@ -23,9 +23,9 @@ import dev.limiter.Limit;
 import dev.limiter.RateLimiter;
 import dev.limiter.local.LocallyBlockingRateLimiter;
 import dev.limiter.memory.InMemoryRateLimiter;
-import dev.limiter.redis.LimiterConnectionFactories;
+import dev.limiter.internal.redis.LimiterConnectionFactories;
 import dev.limiter.redis.RedisRateLimiter;
-import dev.limiter.resilience.CircuitBreaker;
+import dev.limiter.internal.resilience.CircuitBreaker;
 import dev.limiter.resilience.ResilientRateLimiter;
 import dev.limiter.store.LimiterRedisConnection;
 

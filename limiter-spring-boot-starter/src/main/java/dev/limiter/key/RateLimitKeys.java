@@ -8,7 +8,7 @@ import java.util.regex.Pattern;
 
 import org.springframework.util.StringUtils;
 
-import dev.limiter.Digests;
+import dev.limiter.internal.Digests;
 
 /**
  * Helpers that keep the parts of a rate-limit key bounded and unambiguous.

@@ -43,7 +43,7 @@ import dev.limiter.aop.RateLimitAspect;
 import dev.limiter.key.RateLimitKeyResolver;
 import dev.limiter.aop.RateLimitOperationSource;
 import dev.limiter.memory.InMemoryRateLimiter;
-import dev.limiter.resilience.CircuitBreaker;
+import dev.limiter.internal.resilience.CircuitBreaker;
 import dev.limiter.resilience.ResilientRateLimiter;
 import dev.limiter.actuate.HealthApi;
 import dev.limiter.test.RedisServer;

@@ -72,12 +72,16 @@ public final class PublicApi {
 	}
 
 	/**
-	 * Return how many public types the listing holds outside internal packages.
+	 * Return how many public top-level types the listing holds outside internal packages.
 	 * @param listing the listing
 	 * @return the number of API types
 	 */
 	public static long apiTypes(List<String> listing) {
-		return listing.stream().filter((line) -> !line.startsWith(" ") && !line.contains(INTERNAL)).count();
+		return listing.stream()
+			.filter((line) -> !line.startsWith(" "))
+			.map((line) -> line.split(" dev\\.", 2)[1].split(" ", 2)[0])
+			.filter((name) -> !("." + name).contains(INTERNAL) && !name.contains("$"))
+			.count();
 	}
 
 	/**

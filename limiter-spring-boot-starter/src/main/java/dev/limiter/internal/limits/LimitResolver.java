@@ -8,7 +8,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
-import dev.limiter.AbstractRateLimiter;
+import dev.limiter.internal.AbstractRateLimiter;
 import dev.limiter.Algorithm;
 import dev.limiter.Limit;
 import dev.limiter.key.RateLimitKeys;

@@ -1,4 +1,7 @@
-package dev.limiter;
+package dev.limiter.internal;
+
+import dev.limiter.Decision;
+import dev.limiter.Limit;
 
 import java.time.Duration;
 import java.util.ArrayList;

@@ -1,4 +1,9 @@
-package dev.limiter;
+package dev.limiter.internal;
+
+import dev.limiter.Decision;
+import dev.limiter.Limit;
+import dev.limiter.RateLimiter;
+import dev.limiter.Usage;
 
 import java.time.Clock;
 import java.time.Duration;

@@ -1,4 +1,4 @@
-package dev.limiter.redis;
+package dev.limiter.internal.redis;
 
 import java.time.Duration;
 import java.util.List;

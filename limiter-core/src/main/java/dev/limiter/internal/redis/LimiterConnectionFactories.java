@@ -1,4 +1,4 @@
-package dev.limiter.redis;
+package dev.limiter.internal.redis;
 
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
@@ -112,7 +112,7 @@ public final class LimiterConnectionFactories {
 	 * A factory that knows the limiter's timeout and shuts down the client resources it
 	 * owns when it is destroyed.
 	 */
-	static final class DedicatedConnectionFactory extends LettuceConnectionFactory {
+	public static final class DedicatedConnectionFactory extends LettuceConnectionFactory {
 
 		private final ClientResources ownResources;
 
@@ -143,7 +143,7 @@ public final class LimiterConnectionFactories {
 		 * Return how long Redis may take to answer a script call.
 		 * @return the limiter's timeout
 		 */
-		Duration replyTimeout() {
+		public Duration replyTimeout() {
 			return this.replyTimeout;
 		}
 
@@ -162,7 +162,7 @@ public final class LimiterConnectionFactories {
 	 * @param timeout the timeout
 	 * @throws IllegalArgumentException unless it is positive
 	 */
-	static void requirePositive(Duration timeout) {
+	public static void requirePositive(Duration timeout) {
 		if (timeout == null || timeout.isNegative() || timeout.isZero()) {
 			throw new IllegalArgumentException("timeout must be positive, was " + timeout);
 		}

@@ -1,4 +1,4 @@
-package dev.limiter.resilience;
+package dev.limiter.internal.resilience;
 
 import java.time.Duration;
 import java.util.ArrayList;

@@ -1,4 +1,4 @@
-package dev.limiter;
+package dev.limiter.internal;
 
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;

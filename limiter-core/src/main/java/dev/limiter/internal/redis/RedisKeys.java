@@ -1,6 +1,6 @@
-package dev.limiter.redis;
+package dev.limiter.internal.redis;
 
-import dev.limiter.Digests;
+import dev.limiter.internal.Digests;
 import dev.limiter.Limit;
 
 /**

@@ -1,4 +1,6 @@
-package dev.limiter;
+package dev.limiter.internal;
+
+import dev.limiter.Limit;
 
 import java.util.List;
 
