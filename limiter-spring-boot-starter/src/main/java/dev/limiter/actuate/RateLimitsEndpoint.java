@@ -7,8 +7,10 @@ import java.util.Map;
 
 import org.springframework.boot.actuate.endpoint.annotation.DeleteOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
+import org.springframework.lang.Nullable;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Selector;
+import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
 
 import dev.limiter.Algorithm;
 import dev.limiter.FailurePolicy;
@@ -26,10 +28,11 @@ import dev.limiter.store.RateLimitResets;
  * usage of one caller under one of them, and a reset of that caller's quota on every
  * instance.
  * <p>
- * A rate-limited method is addressed by its scope, the first part of its keys:
- * {@code n:<name>} when its limits share a name, otherwise {@code m:<class>.<method>}. A
- * caller is the rest of the key: {@code u:<user>} or {@code ip:<address>} for the default
- * key, or the value of a SpEL key.
+ * A limit is addressed by its name ({@code /actuator/ratelimits/search}), or by the scope
+ * of its method, the first part of its keys: {@code n:<name>} when its limits share a
+ * name, otherwise {@code m:<class>.<method>}. A name or scope that no limit has is a 404
+ * for reads and resets alike. A caller is the rest of the key: {@code u:<user>} or
+ * {@code ip:<address>} for the default key, or the value of a SpEL key.
  */
 @Endpoint(id = "ratelimits")
 public class RateLimitsEndpoint {
@@ -71,33 +74,35 @@ public class RateLimitsEndpoint {
 	public Map<String, Object> limits() {
 		Map<String, Object> limits = new java.util.TreeMap<>();
 		for (RateLimitOperation operation : this.operations.getOperations()) {
-			Map<String, Object> described = new LinkedHashMap<>();
-			described.put("method", operation.getDescription());
-			described.put("key", operation.getKeySource().isEmpty() ? "default" : operation.getKeySource());
-			described.put("permits", operation.getPermits());
-			List<Object> limitList = new ArrayList<>();
-			for (Limit limit : operation.getLimits()) {
-				limitList.add(describe(operation, limit));
-			}
-			described.put("limits", limitList);
-			limits.put(operation.getScope(), described);
+			limits.put(operation.getScope(), describe(operation));
 		}
 		return Map.of("limits", limits);
 	}
 
 	/**
-	 * Read the usage of one caller under a rate-limited method's limits, without counting
-	 * anything.
-	 * @param name the method's scope, such as {@code n:search}
-	 * @param key the caller, such as {@code u:alice}
-	 * @return the usage (under each plan too, when the method has plans), or {@code null}
-	 * (404) when no method has that scope
+	 * Read the usage of one caller under a limit, without counting anything, or describe
+	 * the limit when no caller is given.
+	 * @param name the limit's name, such as {@code search}, or the scope of an unnamed
+	 * limit, such as {@code m:com.example.Mailer.send}
+	 * @param key the caller, such as {@code u:alice}, or {@code null} to describe the
+	 * limit
+	 * @return the usage (under each plan too, when the limit has plans), the description,
+	 * or {@code null} (404) when no limit has that name or scope
 	 */
+	// Spring's @Nullable, which Actuator reads on Boot 3.5 and 4.x alike, makes the key
+	// optional.
 	@ReadOperation
-	public Map<String, Object> usage(@Selector String name, String key) {
+	@SuppressWarnings("deprecation")
+	public Map<String, Object> usage(@Selector String name, @Nullable String key) {
 		RateLimitOperation operation = operation(name);
 		if (operation == null) {
 			return null;
+		}
+		if (key == null) {
+			Map<String, Object> described = new LinkedHashMap<>();
+			described.put("scope", operation.getScope());
+			described.putAll(describe(operation));
+			return described;
 		}
 		String fullKey = operation.key(key);
 		Map<String, Object> result = new LinkedHashMap<>();
@@ -112,17 +117,18 @@ public class RateLimitsEndpoint {
 	}
 
 	/**
-	 * Reset one caller's quota under a rate-limited method's limits, under every plan, on
-	 * every instance.
-	 * @param name the method's scope, such as {@code n:search}
+	 * Reset one caller's quota under a limit, under every plan, on every instance.
+	 * @param name the limit's name, such as {@code search}, or the scope of an unnamed
+	 * limit, such as {@code m:com.example.Mailer.send}
 	 * @param key the caller, such as {@code u:alice}
-	 * @return the reset key, or {@code null} (404) when no method has that scope
+	 * @return the reset key, or a 404 when no limit has that name or scope: an operator's
+	 * typo must never look like a reset
 	 */
 	@DeleteOperation
-	public Map<String, Object> reset(@Selector String name, String key) {
+	public Object reset(@Selector String name, String key) {
 		RateLimitOperation operation = operation(name);
 		if (operation == null) {
-			return null;
+			return new WebEndpointResponse<>(WebEndpointResponse.STATUS_NOT_FOUND);
 		}
 		String fullKey = operation.key(key);
 		this.rateLimiter.reset(fullKey, operation.getLimits());
@@ -153,13 +159,37 @@ public class RateLimitsEndpoint {
 		return usage;
 	}
 
-	private RateLimitOperation operation(String scope) {
+	/**
+	 * Return the operation of a scope, or of a limit's name: the methods that share the
+	 * name ({@code n:<name>}), else the one method whose limits carry it.
+	 */
+	private RateLimitOperation operation(String nameOrScope) {
+		String named = LimitResolver.scope(List.of(nameOrScope), nameOrScope);
+		RateLimitOperation carrying = null;
+		int carriers = 0;
 		for (RateLimitOperation operation : this.operations.getOperations()) {
-			if (operation.getScope().equals(scope)) {
+			if (operation.getScope().equals(nameOrScope) || operation.getScope().equals(named)) {
 				return operation;
 			}
+			if (operation.getLimits().stream().anyMatch((limit) -> limit.name().equals(nameOrScope))) {
+				carrying = operation;
+				carriers++;
+			}
 		}
-		return null;
+		return (carriers == 1) ? carrying : null;
+	}
+
+	private Map<String, Object> describe(RateLimitOperation operation) {
+		Map<String, Object> described = new LinkedHashMap<>();
+		described.put("method", operation.getDescription());
+		described.put("key", operation.getKeySource().isEmpty() ? "default" : operation.getKeySource());
+		described.put("permits", operation.getPermits());
+		List<Object> limitList = new ArrayList<>();
+		for (Limit limit : operation.getLimits()) {
+			limitList.add(describe(operation, limit));
+		}
+		described.put("limits", limitList);
+		return described;
 	}
 
 	private Map<String, Object> describe(RateLimitOperation operation, Limit limit) {

@@ -7,6 +7,7 @@ import java.util.Map;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
+import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
 import org.springframework.context.ApplicationContext;
@@ -99,11 +100,13 @@ class RateLimitsEndpointIntegrationTests {
 			assertThat(usage).containsEntry("key", scope + ":" + CALLER);
 			assertThat((List<Map<String, Object>>) usage.get("limits")).singleElement()
 				.satisfies((limit) -> assertThat(limit).containsEntry("used", 2L).containsEntry("remaining", 0L));
-			assertThat(endpoint.reset(scope, CALLER)).containsEntry("reset", scope + ":" + CALLER);
+			assertThat(endpoint.reset(scope, CALLER)).isEqualTo(Map.of("reset", scope + ":" + CALLER));
 			assertThat((List<Map<String, Object>>) endpoint.usage(scope, CALLER).get("limits")).singleElement()
 				.satisfies((limit) -> assertThat(limit).containsEntry("used", 0L));
 			assertThat(statuses(mvc, 1)).containsExactly(200);
 			assertThat(endpoint.usage("m:nothing", CALLER)).isNull();
+			assertThat(endpoint.reset("m:nothing", CALLER)).isInstanceOfSatisfying(WebEndpointResponse.class,
+					(response) -> assertThat(response.getStatus()).isEqualTo(404));
 		});
 	}
 

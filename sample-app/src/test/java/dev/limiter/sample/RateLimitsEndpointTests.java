@@ -62,6 +62,25 @@ class RateLimitsEndpointTests {
 		assertThat(send("GET", "/search?q=x", "alice").statusCode()).isEqualTo(200);
 	}
 
+	@Test
+	void aLimitIsAddressedByItsNameAndAnUnknownOneIsA404() throws Exception {
+		assertThat(send("GET", "/search?q=x", "alice").statusCode()).isEqualTo(200);
+		HttpResponse<String> byName = send("GET", "/actuator/ratelimits/search?key=u:alice", null);
+		assertThat(byName.statusCode()).isEqualTo(200);
+		assertThat(byName.body()).contains("\"key\":\"n:search:u:alice\"").contains("\"used\":1");
+		HttpResponse<String> described = send("GET", "/actuator/ratelimits/search", null);
+		assertThat(described.statusCode()).isEqualTo(200);
+		assertThat(described.body()).contains("\"scope\":\"n:search\"")
+			.contains("\"source\":\"limiter.limits.search\"");
+		assertThat(send("GET", "/actuator/ratelimits/serach?key=u:alice", null).statusCode()).isEqualTo(404);
+		assertThat(send("GET", "/actuator/ratelimits/n:serach", null).statusCode()).isEqualTo(404);
+		assertThat(send("DELETE", "/actuator/ratelimits/serach?key=u:alice", "admin").statusCode())
+			.as("a typo never looks like a reset")
+			.isEqualTo(404);
+		assertThat(send("DELETE", "/actuator/ratelimits/search?key=u:alice", "admin").statusCode()).isEqualTo(200);
+		assertThat(send("GET", "/actuator/ratelimits/search?key=u:alice", null).body()).contains("\"used\":0");
+	}
+
 	private HttpResponse<String> send(String method, String path, String user) throws Exception {
 		HttpRequest.Builder request = HttpRequest.newBuilder(URI.create("http://localhost:" + this.port + path))
 			.method(method, HttpRequest.BodyPublishers.noBody());
