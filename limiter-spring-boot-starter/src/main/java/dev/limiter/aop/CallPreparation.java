@@ -58,10 +58,19 @@ final class CallPreparation {
 	 * @return the prepared call, or {@code null} when the call needs its arguments
 	 */
 	PreparedCall prepareWithoutArguments(RateLimitOperation operation, Class<?> targetClass, CurrentRequest request) {
-		if (this.keyResolver.readsArguments() || !operation.decidesWithoutArguments()) {
+		if (!keysWithoutArguments() || !operation.decidesWithoutArguments()) {
 			return null;
 		}
 		return prepare(new RateLimitInvocation(operation, targetClass, NO_ARGUMENTS, request));
+	}
+
+	/**
+	 * Return whether the default key can be known without a call's arguments, which the
+	 * early answer of known rejections asks before it looks up the method's operation.
+	 * @return whether the key resolver reads no argument
+	 */
+	boolean keysWithoutArguments() {
+		return !this.keyResolver.readsArguments();
 	}
 
 	/**

@@ -219,6 +219,9 @@ public class RateLimitAspect implements MethodInterceptor, Ordered {
 	 * @throws RateLimitExceededException if the limiter knows the call is rejected
 	 */
 	public void rejectKnown(Method method, Class<?> targetClass) {
+		if (!this.preparation.keysWithoutArguments()) {
+			return;
+		}
 		RateLimitOperation operation = this.operationSource.getOperation(method, targetClass);
 		PreparedCall prepared = (operation != null)
 				? this.preparation.prepareWithoutArguments(operation, targetClass, this.currentRequest) : null;

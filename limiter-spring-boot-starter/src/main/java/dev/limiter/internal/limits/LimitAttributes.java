@@ -34,16 +34,6 @@ public record LimitAttributes(String name, Long threshold, Duration period, Algo
 	}
 
 	/**
-	 * Return the same attributes under another name.
-	 * @param name the name
-	 * @return the attributes
-	 */
-	public LimitAttributes withName(String name) {
-		return new LimitAttributes(name, this.threshold, this.period, this.algorithm, this.slices, this.failurePolicy,
-				this.localThreshold, this.shadow, this.plans);
-	}
-
-	/**
 	 * The numbers of one plan of a named limit.
 	 *
 	 * @param threshold the plan's threshold

@@ -54,14 +54,6 @@ public final class LimitResolver {
 	}
 
 	/**
-	 * Return the algorithm of limits that choose none.
-	 * @return the default algorithm
-	 */
-	public Algorithm defaultAlgorithm() {
-		return this.defaultAlgorithm;
-	}
-
-	/**
 	 * Resolve a declared limit, completed by the named limit of its name, if any.
 	 * @param declared what the source says
 	 * @param spelling how the source names its attributes
