@@ -24,4 +24,9 @@ class PublicApiTests {
 			.isEmpty();
 	}
 
+	@Test
+	void theStarterKeepsAtMostTwentyApiTypes() {
+		assertThat(PublicApi.apiTypes(PublicApi.listing(Path.of("target/classes")))).isLessThanOrEqualTo(20);
+	}
+
 }

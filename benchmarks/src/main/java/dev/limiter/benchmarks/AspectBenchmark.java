@@ -1,7 +1,6 @@
 package dev.limiter.benchmarks;
 
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 import org.openjdk.jmh.annotations.Benchmark;
@@ -16,7 +15,6 @@ import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
-
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.context.annotation.AnnotationConfigApplicationContext;
@@ -29,12 +27,12 @@ import dev.limiter.Algorithm;
 import dev.limiter.RateLimitExceededException;
 import dev.limiter.RateLimiter;
 import dev.limiter.annotation.RateLimit;
-import dev.limiter.aop.RateLimitAnnotationParser;
-import dev.limiter.aop.RateLimitAdvisor;
-import dev.limiter.aop.RateLimitAspect;
-import dev.limiter.aop.RateLimitOperationSource;
 import dev.limiter.autoconfigure.LimiterProperties;
-import dev.limiter.key.MethodRateLimitKeyResolver;
+import dev.limiter.internal.call.RateLimitAdvisor;
+import dev.limiter.internal.call.RateLimitAnnotationParser;
+import dev.limiter.internal.call.RateLimitAspect;
+import dev.limiter.internal.call.RateLimitOperationSource;
+import dev.limiter.internal.key.MethodRateLimitKeyResolver;
 import dev.limiter.memory.InMemoryRateLimiter;
 
 /**

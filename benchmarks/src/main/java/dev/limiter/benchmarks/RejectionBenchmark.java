@@ -5,7 +5,6 @@ import java.util.concurrent.TimeUnit;
 
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
-
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -19,7 +18,6 @@ import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
-
 import org.springframework.boot.autoconfigure.ImportAutoConfiguration;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -46,9 +44,9 @@ import org.springframework.web.servlet.mvc.method.annotation.ResponseBodyAdvice;
 import dev.limiter.RateLimiter;
 import dev.limiter.annotation.RateLimit;
 import dev.limiter.autoconfigure.LimiterAutoConfiguration;
+import dev.limiter.internal.web.servlet.KnownRejectionInterceptor;
 import dev.limiter.local.LocallyBlockingRateLimiter;
 import dev.limiter.memory.InMemoryRateLimiter;
-import dev.limiter.web.servlet.KnownRejectionInterceptor;
 
 /**
  * What Spring MVC's dispatch costs for a 429 next to a 200 of the same kind of endpoint

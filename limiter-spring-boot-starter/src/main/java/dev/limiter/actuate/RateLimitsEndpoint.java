@@ -7,21 +7,21 @@ import java.util.Map;
 
 import org.springframework.boot.actuate.endpoint.annotation.DeleteOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
-import org.springframework.lang.Nullable;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Selector;
 import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
+import org.springframework.lang.Nullable;
 
 import dev.limiter.Algorithm;
 import dev.limiter.FailurePolicy;
 import dev.limiter.Limit;
 import dev.limiter.RateLimiter;
 import dev.limiter.Usage;
-import dev.limiter.aop.RateLimitOperation;
-import dev.limiter.aop.RateLimitOperationSource;
+import dev.limiter.internal.call.AnnotatedOperation;
+import dev.limiter.internal.call.RateLimitOperationSource;
 import dev.limiter.internal.limits.LimitAttributes;
 import dev.limiter.internal.limits.LimitResolver;
-import dev.limiter.store.RateLimitResets;
+import dev.limiter.internal.store.RateLimitResets;
 
 /**
  * The {@code ratelimits} Actuator endpoint: every limit the application enforces, the
@@ -73,7 +73,7 @@ public class RateLimitsEndpoint {
 	@ReadOperation
 	public Map<String, Object> limits() {
 		Map<String, Object> limits = new java.util.TreeMap<>();
-		for (RateLimitOperation operation : this.operations.getOperations()) {
+		for (AnnotatedOperation operation : this.operations.getOperations()) {
 			limits.put(operation.getScope(), describe(operation));
 		}
 		return Map.of("limits", limits);
@@ -94,7 +94,7 @@ public class RateLimitsEndpoint {
 	@ReadOperation
 	@SuppressWarnings("deprecation")
 	public Map<String, Object> usage(@Selector String name, @Nullable String key) {
-		RateLimitOperation operation = operation(name);
+		AnnotatedOperation operation = operation(name);
 		if (operation == null) {
 			return null;
 		}
@@ -126,13 +126,13 @@ public class RateLimitsEndpoint {
 	 */
 	@DeleteOperation
 	public Object reset(@Selector String name, String key) {
-		RateLimitOperation operation = operation(name);
+		AnnotatedOperation operation = operation(name);
 		if (operation == null) {
 			return new WebEndpointResponse<>(WebEndpointResponse.STATUS_NOT_FOUND);
 		}
 		String fullKey = operation.key(key);
 		this.rateLimiter.reset(fullKey, operation.getLimits());
-		for (RateLimitOperation planned : operation.getPlans().values()) {
+		for (AnnotatedOperation planned : operation.getPlans().values()) {
 			this.rateLimiter.reset(fullKey, planned.getLimits());
 		}
 		if (this.resets != null) {
@@ -141,7 +141,7 @@ public class RateLimitsEndpoint {
 		return Map.of("reset", fullKey);
 	}
 
-	private List<Object> usage(String fullKey, RateLimitOperation operation) {
+	private List<Object> usage(String fullKey, AnnotatedOperation operation) {
 		List<Object> usage = new ArrayList<>();
 		for (Usage used : this.rateLimiter.usage(fullKey, operation.getLimits())) {
 			Map<String, Object> row = new LinkedHashMap<>();
@@ -163,11 +163,11 @@ public class RateLimitsEndpoint {
 	 * Return the operation of a scope, or of a limit's name: the methods that share the
 	 * name ({@code n:<name>}), else the one method whose limits carry it.
 	 */
-	private RateLimitOperation operation(String nameOrScope) {
+	private AnnotatedOperation operation(String nameOrScope) {
 		String named = LimitResolver.scope(List.of(nameOrScope), nameOrScope);
-		RateLimitOperation carrying = null;
+		AnnotatedOperation carrying = null;
 		int carriers = 0;
-		for (RateLimitOperation operation : this.operations.getOperations()) {
+		for (AnnotatedOperation operation : this.operations.getOperations()) {
 			if (operation.getScope().equals(nameOrScope) || operation.getScope().equals(named)) {
 				return operation;
 			}
@@ -179,7 +179,7 @@ public class RateLimitsEndpoint {
 		return (carriers == 1) ? carrying : null;
 	}
 
-	private Map<String, Object> describe(RateLimitOperation operation) {
+	private Map<String, Object> describe(AnnotatedOperation operation) {
 		Map<String, Object> described = new LinkedHashMap<>();
 		described.put("method", operation.getDescription());
 		described.put("key", operation.getKeySource().isEmpty() ? "default" : operation.getKeySource());
@@ -192,7 +192,7 @@ public class RateLimitsEndpoint {
 		return described;
 	}
 
-	private Map<String, Object> describe(RateLimitOperation operation, Limit limit) {
+	private Map<String, Object> describe(AnnotatedOperation operation, Limit limit) {
 		Map<String, Object> described = new LinkedHashMap<>();
 		described.put("name", limit.name());
 		described.put("threshold", limit.threshold());

@@ -3,7 +3,7 @@ package dev.limiter.autoconfigure;
 import org.springframework.boot.diagnostics.AbstractFailureAnalyzer;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 
-import dev.limiter.aop.InvalidRateLimitException;
+import dev.limiter.call.InvalidRateLimitException;
 
 /**
  * Explains a startup that failed on an {@link InvalidRateLimitException}: which method,

@@ -12,11 +12,11 @@ import org.springframework.data.redis.listener.RedisMessageListenerContainer;
 
 import dev.limiter.RateLimiter;
 import dev.limiter.actuate.RateLimitsEndpoint;
+import dev.limiter.internal.call.RateLimitOperationSource;
 import dev.limiter.internal.limits.LimitResolver;
-import dev.limiter.aop.RateLimitOperationSource;
+import dev.limiter.internal.store.RateLimitResets;
+import dev.limiter.internal.store.ResetSubscription;
 import dev.limiter.resilience.ResilientRateLimiter;
-import dev.limiter.store.RateLimitResets;
-import dev.limiter.store.ResetSubscription;
 
 /**
  * Auto-configuration of the {@code ratelimits} Actuator endpoint

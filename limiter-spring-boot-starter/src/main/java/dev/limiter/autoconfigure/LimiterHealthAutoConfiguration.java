@@ -13,9 +13,9 @@ import org.springframework.context.annotation.Conditional;
 import org.springframework.core.type.AnnotatedTypeMetadata;
 
 import dev.limiter.RateLimiter;
-import dev.limiter.actuate.LimiterHealthCheck;
-import dev.limiter.actuate.LimiterHealthIndicatorFactoryBean;
-import dev.limiter.store.LimiterRedisConnection;
+import dev.limiter.internal.actuate.LimiterHealthCheck;
+import dev.limiter.internal.actuate.LimiterHealthIndicatorFactoryBean;
+import dev.limiter.internal.store.LimiterRedisConnection;
 
 /**
  * Auto-configuration of the {@code limiter} health indicator, which reports the limiter's

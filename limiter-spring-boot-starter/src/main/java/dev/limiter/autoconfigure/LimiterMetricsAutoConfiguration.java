@@ -1,18 +1,17 @@
 package dev.limiter.autoconfigure;
 
 import io.micrometer.core.instrument.MeterRegistry;
-
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
-import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
-import dev.limiter.actuate.LimiterMetrics;
-import dev.limiter.actuate.LimiterObservations;
-import dev.limiter.aop.RateLimitAspect;
+import dev.limiter.internal.actuate.LimiterMetrics;
+import dev.limiter.internal.actuate.LimiterObservations;
+import dev.limiter.internal.call.RateLimitAspect;
 
 /**
  * Auto-configuration of the limiter's Micrometer counters ({@link LimiterMetrics}), when

@@ -4,7 +4,7 @@ package dev.limiter.autoconfigure;
  * Thrown at startup when the application's setup cannot give the rate limiting it asks
  * for, such as a Redis user that may not run scripts; names the problem and the fix.
  */
-public class LimiterSetupException extends RuntimeException {
+class LimiterSetupException extends RuntimeException {
 
 	private final String fix;
 
@@ -14,7 +14,7 @@ public class LimiterSetupException extends RuntimeException {
 	 * @param fix how to fix it
 	 * @param cause what revealed the problem, or {@code null}
 	 */
-	public LimiterSetupException(String problem, String fix, Throwable cause) {
+	LimiterSetupException(String problem, String fix, Throwable cause) {
 		super(problem, cause);
 		this.fix = fix;
 	}

@@ -15,8 +15,8 @@ import org.springframework.web.bind.annotation.ControllerAdvice;
 import org.springframework.web.bind.annotation.ExceptionHandler;
 
 import dev.limiter.RateLimitExceededException;
-import dev.limiter.web.reactive.ReactiveRateLimitExceptionHandler;
-import dev.limiter.web.servlet.RateLimitExceptionHandler;
+import dev.limiter.internal.web.reactive.ReactiveRateLimitExceptionHandler;
+import dev.limiter.internal.web.servlet.RateLimitExceptionHandler;
 
 /**
  * Matches unless the application has a {@code @ControllerAdvice} bean with an

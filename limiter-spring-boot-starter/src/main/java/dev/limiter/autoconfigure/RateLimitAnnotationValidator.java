@@ -5,17 +5,17 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
+import org.springframework.aop.support.AopUtils;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanPostProcessor;
-import org.springframework.aop.support.AopUtils;
 
-import dev.limiter.aop.RateLimitAnnotationParser;
-import dev.limiter.aop.RateLimitOperationSource;
+import dev.limiter.internal.call.RateLimitAnnotationParser;
+import dev.limiter.internal.call.RateLimitOperationSource;
 
 /**
  * Checks every {@link dev.limiter.annotation.RateLimit @RateLimit} of a bean as the bean
  * is created, so that a bad annotation stops the application at startup with an
- * {@link dev.limiter.aop.InvalidRateLimitException} instead of failing its first call.
+ * {@link dev.limiter.call.InvalidRateLimitException} instead of failing its first call.
  */
 class RateLimitAnnotationValidator implements BeanPostProcessor {
 

@@ -7,7 +7,6 @@ import java.util.concurrent.locks.LockSupport;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
@@ -21,13 +20,13 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 import dev.limiter.FailurePolicy;
 import dev.limiter.Limit;
 import dev.limiter.RateLimiter;
+import dev.limiter.internal.redis.LimiterConnectionFactories;
+import dev.limiter.internal.resilience.CircuitBreaker;
+import dev.limiter.internal.store.LimiterRedisConnection;
 import dev.limiter.local.LocallyBlockingRateLimiter;
 import dev.limiter.memory.InMemoryRateLimiter;
-import dev.limiter.internal.redis.LimiterConnectionFactories;
 import dev.limiter.redis.RedisRateLimiter;
-import dev.limiter.internal.resilience.CircuitBreaker;
 import dev.limiter.resilience.ResilientRateLimiter;
-import dev.limiter.store.LimiterRedisConnection;
 
 /**
  * The Redis store, when the application has one {@link RedisConnectionFactory} and

@@ -1,12 +1,14 @@
 package dev.limiter.key;
 
+import dev.limiter.call.RateLimitInvocation;
+
 /**
  * Resolves who makes a rate-limited call when its
  * {@link dev.limiter.annotation.RateLimit @RateLimit} annotations give no {@code key}
  * expression; a bean of this type replaces the default for the whole application.
  * <p>
  * The key of the call is the operation's scope (its limit's name or its method, see
- * {@link dev.limiter.aop.RateLimitOperation#getScope()}) followed by what this resolver
+ * {@link dev.limiter.call.RateLimitOperation#getScope()}) followed by what this resolver
  * returns, so a resolver never makes two limited methods share a counter.
  */
 @FunctionalInterface

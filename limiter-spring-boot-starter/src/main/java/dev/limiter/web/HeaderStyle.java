@@ -25,14 +25,6 @@ public enum HeaderStyle {
 	/**
 	 * No rate-limit headers.
 	 */
-	NONE;
-
-	boolean ietf() {
-		return this == BOTH || this == IETF;
-	}
-
-	boolean legacy() {
-		return this == BOTH || this == LEGACY;
-	}
+	NONE
 
 }

@@ -5,10 +5,8 @@ import java.util.List;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
-
 import org.springframework.beans.factory.DisposableBean;
 import org.springframework.beans.factory.InitializingBean;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -36,23 +34,23 @@ import dev.limiter.FailurePolicy;
 import dev.limiter.Limit;
 import dev.limiter.RateLimitExceededException;
 import dev.limiter.RateLimiter;
-import dev.limiter.actuate.LimiterMetrics;
-import dev.limiter.key.MethodRateLimitKeyResolver;
-import dev.limiter.aop.RateLimitAdvisor;
-import dev.limiter.aop.RateLimitAspect;
-import dev.limiter.key.RateLimitKeyResolver;
-import dev.limiter.aop.RateLimitOperationSource;
-import dev.limiter.memory.InMemoryRateLimiter;
+import dev.limiter.internal.actuate.HealthApi;
+import dev.limiter.internal.actuate.LimiterMetrics;
+import dev.limiter.internal.call.RateLimitAdvisor;
+import dev.limiter.internal.call.RateLimitAspect;
+import dev.limiter.internal.call.RateLimitOperationSource;
+import dev.limiter.internal.key.MethodRateLimitKeyResolver;
 import dev.limiter.internal.resilience.CircuitBreaker;
+import dev.limiter.internal.store.LimiterRedisConnection;
+import dev.limiter.internal.web.RateLimitHeaders;
+import dev.limiter.internal.web.servlet.RateLimitExceptionHandler;
+import dev.limiter.internal.web.servlet.RateLimitResponseHeaders;
+import dev.limiter.internal.web.servlet.ServletRateLimitKeyResolver;
+import dev.limiter.key.RateLimitKeyResolver;
+import dev.limiter.memory.InMemoryRateLimiter;
 import dev.limiter.resilience.ResilientRateLimiter;
-import dev.limiter.actuate.HealthApi;
 import dev.limiter.test.RedisServer;
 import dev.limiter.web.HeaderStyle;
-import dev.limiter.web.servlet.RateLimitExceptionHandler;
-import dev.limiter.web.RateLimitHeaders;
-import dev.limiter.web.servlet.RateLimitResponseHeaders;
-import dev.limiter.web.servlet.ServletRateLimitKeyResolver;
-import dev.limiter.store.LimiterRedisConnection;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -2,7 +2,6 @@ package dev.limiter.autoconfigure;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
-
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
 import org.springframework.boot.diagnostics.FailureAnalysis;
@@ -15,9 +14,9 @@ import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import dev.limiter.RateLimiter;
+import dev.limiter.internal.store.LimiterRedisConnection;
 import dev.limiter.memory.InMemoryRateLimiter;
 import dev.limiter.resilience.ResilientRateLimiter;
-import dev.limiter.store.LimiterRedisConnection;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

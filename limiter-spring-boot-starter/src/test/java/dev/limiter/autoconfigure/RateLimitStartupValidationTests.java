@@ -8,7 +8,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
-
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
 import org.springframework.boot.diagnostics.FailureAnalysis;
@@ -23,8 +22,8 @@ import dev.limiter.FailurePolicy;
 import dev.limiter.Limit;
 import dev.limiter.RateLimiter;
 import dev.limiter.annotation.RateLimit;
-import dev.limiter.aop.RateLimitOperation;
-import dev.limiter.aop.RateLimitOperationSource;
+import dev.limiter.call.RateLimitOperation;
+import dev.limiter.internal.call.RateLimitOperationSource;
 import dev.limiter.local.LocallyBlockingRateLimiter;
 import dev.limiter.memory.InMemoryRateLimiter;
 

@@ -7,11 +7,11 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
-
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import dev.limiter.Limit;
 import dev.limiter.RateLimiter;
+import dev.limiter.internal.store.LimiterRedisConnection;
 import dev.limiter.test.RedisCluster;
 import dev.limiter.test.RedisServer;
 

@@ -12,7 +12,6 @@ import io.micrometer.observation.ObservationHandler;
 import io.micrometer.observation.ObservationRegistry;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
@@ -27,11 +26,11 @@ import org.springframework.web.bind.annotation.ResponseStatus;
 import org.springframework.web.bind.annotation.RestController;
 import org.springframework.web.servlet.config.annotation.EnableWebMvc;
 
-import dev.limiter.actuate.LimiterMetrics;
-import dev.limiter.actuate.LimiterObservations;
 import dev.limiter.annotation.RateLimit;
 import dev.limiter.autoconfigure.LimiterMetricsAutoConfiguration;
-import dev.limiter.web.servlet.ServerErrorRefunds;
+import dev.limiter.internal.actuate.LimiterMetrics;
+import dev.limiter.internal.actuate.LimiterObservations;
+import dev.limiter.internal.web.servlet.ServerErrorRefunds;
 
 import static dev.limiter.web.WebTests.mvc;
 import static dev.limiter.web.WebTests.redis;

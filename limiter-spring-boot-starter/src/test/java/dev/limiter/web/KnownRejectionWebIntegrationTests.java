@@ -9,7 +9,6 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.aopalliance.intercept.MethodInterceptor;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-
 import org.springframework.aop.support.DefaultPointcutAdvisor;
 import org.springframework.aop.support.annotation.AnnotationMatchingPointcut;
 import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
@@ -25,23 +24,23 @@ import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
 import org.springframework.web.servlet.config.annotation.EnableWebMvc;
 
-import dev.limiter.internal.AbstractRateLimiter;
 import dev.limiter.Decision;
 import dev.limiter.Limit;
 import dev.limiter.RateLimiter;
 import dev.limiter.annotation.RateLimit;
-import dev.limiter.aop.RateLimitDecisionListener;
-import dev.limiter.aop.RateLimitOperation;
+import dev.limiter.call.RateLimitDecisionListener;
+import dev.limiter.call.RateLimitOperation;
+import dev.limiter.internal.AbstractRateLimiter;
+import dev.limiter.internal.web.servlet.KnownRejectionInterceptor;
 import dev.limiter.local.LocallyBlockingRateLimiter;
 import dev.limiter.redis.RedisRateLimiter;
 import dev.limiter.test.MutableClock;
-import dev.limiter.web.servlet.KnownRejectionInterceptor;
 
 import static dev.limiter.web.WebTests.call;
 import static dev.limiter.web.WebTests.mvc;
-import static dev.limiter.web.WebTests.render;
 import static dev.limiter.web.WebTests.redis;
 import static dev.limiter.web.WebTests.remoteAddr;
+import static dev.limiter.web.WebTests.render;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.springframework.test.web.servlet.request.MockMvcRequestBuilders.asyncDispatch;
 import static org.springframework.test.web.servlet.request.MockMvcRequestBuilders.get;

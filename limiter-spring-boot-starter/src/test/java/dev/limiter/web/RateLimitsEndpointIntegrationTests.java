@@ -6,7 +6,6 @@ import java.util.Map;
 
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-
 import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
@@ -21,9 +20,9 @@ import org.springframework.web.servlet.config.annotation.EnableWebMvc;
 import dev.limiter.Algorithm;
 import dev.limiter.actuate.RateLimitsEndpoint;
 import dev.limiter.annotation.RateLimit;
-import dev.limiter.aop.RateLimitOperation;
-import dev.limiter.aop.RateLimitOperationSource;
 import dev.limiter.autoconfigure.LimiterEndpointAutoConfiguration;
+import dev.limiter.call.RateLimitOperation;
+import dev.limiter.internal.call.RateLimitOperationSource;
 
 import static dev.limiter.web.WebTests.mvc;
 import static dev.limiter.web.WebTests.redis;

@@ -7,7 +7,6 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
 import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
@@ -22,7 +21,7 @@ import org.springframework.web.servlet.config.annotation.EnableWebMvc;
 
 import dev.limiter.annotation.RateLimit;
 import dev.limiter.autoconfigure.LimiterAutoConfiguration;
-import dev.limiter.store.LimiterRedisConnection;
+import dev.limiter.internal.store.LimiterRedisConnection;
 import dev.limiter.test.BootRedisAutoConfiguration;
 import dev.limiter.test.RedisCluster;
 import dev.limiter.test.RedisServer;

@@ -13,7 +13,6 @@ import java.util.concurrent.locks.LockSupport;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
 import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
@@ -28,12 +27,12 @@ import org.springframework.web.bind.annotation.RestController;
 import org.springframework.web.servlet.config.annotation.EnableWebMvc;
 
 import dev.limiter.FailurePolicy;
-import dev.limiter.actuate.HealthApi;
-import dev.limiter.actuate.LimiterMetrics;
 import dev.limiter.annotation.RateLimit;
 import dev.limiter.autoconfigure.LimiterAutoConfiguration;
 import dev.limiter.autoconfigure.LimiterHealthAutoConfiguration;
 import dev.limiter.autoconfigure.LimiterMetricsAutoConfiguration;
+import dev.limiter.internal.actuate.HealthApi;
+import dev.limiter.internal.actuate.LimiterMetrics;
 import dev.limiter.test.RedisServer;
 
 import static dev.limiter.web.WebTests.mvc;

@@ -7,7 +7,6 @@ import java.util.List;
 
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-
 import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -29,21 +28,21 @@ import org.springframework.web.bind.annotation.RestControllerAdvice;
 import org.springframework.web.servlet.config.annotation.EnableWebMvc;
 import org.springframework.web.servlet.mvc.method.annotation.ResponseBodyAdvice;
 
-import dev.limiter.internal.AbstractRateLimiter;
 import dev.limiter.Decision;
 import dev.limiter.FailurePolicy;
 import dev.limiter.Limit;
 import dev.limiter.RateLimitExceededException;
 import dev.limiter.RateLimiter;
 import dev.limiter.annotation.RateLimit;
+import dev.limiter.internal.AbstractRateLimiter;
+import dev.limiter.internal.web.servlet.RateLimitExceptionResolver;
 import dev.limiter.redis.RedisRateLimiter;
 import dev.limiter.test.MutableClock;
-import dev.limiter.web.servlet.RateLimitExceptionResolver;
 
 import static dev.limiter.web.WebTests.call;
 import static dev.limiter.web.WebTests.mvc;
-import static dev.limiter.web.WebTests.render;
 import static dev.limiter.web.WebTests.redis;
+import static dev.limiter.web.WebTests.render;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.springframework.test.web.servlet.request.MockMvcRequestBuilders.get;
 

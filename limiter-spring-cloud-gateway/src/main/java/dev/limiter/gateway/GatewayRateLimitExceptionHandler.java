@@ -2,8 +2,6 @@ package dev.limiter.gateway;
 
 import java.util.List;
 
-import reactor.core.publisher.Mono;
-
 import org.springframework.core.Ordered;
 import org.springframework.http.ProblemDetail;
 import org.springframework.http.ResponseEntity;
@@ -13,9 +11,10 @@ import org.springframework.web.reactive.function.server.ServerResponse;
 import org.springframework.web.reactive.result.view.ViewResolver;
 import org.springframework.web.server.ServerWebExchange;
 import org.springframework.web.server.WebExceptionHandler;
+import reactor.core.publisher.Mono;
 
 import dev.limiter.RateLimitUnavailableException;
-import dev.limiter.web.RateLimitResponses;
+import dev.limiter.internal.web.RateLimitResponses;
 
 /**
  * Answers a gateway request that a fail-closed limit rejected while the store was

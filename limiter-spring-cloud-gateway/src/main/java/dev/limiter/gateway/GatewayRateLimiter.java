@@ -6,11 +6,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
-import reactor.core.publisher.Mono;
-import reactor.core.scheduler.Schedulers;
-
 import org.springframework.cloud.gateway.event.FilterArgsEvent;
 import org.springframework.cloud.gateway.support.ConfigurationService;
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
 
 import dev.limiter.Algorithm;
 import dev.limiter.Decision;
@@ -18,7 +17,7 @@ import dev.limiter.FailurePolicy;
 import dev.limiter.RateLimitUnavailableException;
 import dev.limiter.RateLimiter;
 import dev.limiter.internal.limits.LimitResolver;
-import dev.limiter.web.RateLimitHeaders;
+import dev.limiter.internal.web.RateLimitHeaders;
 
 /**
  * Limiter as the rate limiter of Spring Cloud Gateway's {@code RequestRateLimiter}

@@ -15,8 +15,8 @@ import org.springframework.http.codec.ServerCodecConfigurer;
 import dev.limiter.RateLimiter;
 import dev.limiter.autoconfigure.LimiterAutoConfiguration;
 import dev.limiter.internal.limits.LimitResolver;
-import dev.limiter.web.RateLimitHeaders;
-import dev.limiter.web.RateLimitResponses;
+import dev.limiter.internal.web.RateLimitHeaders;
+import dev.limiter.internal.web.RateLimitResponses;
 
 /**
  * Auto-configuration of Limiter in Spring Cloud Gateway: the {@code limiterRateLimiter}

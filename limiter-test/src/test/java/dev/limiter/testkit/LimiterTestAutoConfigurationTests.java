@@ -4,7 +4,6 @@ import java.time.Duration;
 import java.util.List;
 
 import org.junit.jupiter.api.Test;
-
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
@@ -14,7 +13,7 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 import dev.limiter.Limit;
 import dev.limiter.RateLimiter;
 import dev.limiter.autoconfigure.LimiterAutoConfiguration;
-import dev.limiter.store.LimiterRedisConnection;
+import dev.limiter.internal.store.LimiterRedisConnection;
 import dev.limiter.memory.InMemoryRateLimiter;
 
 import static org.assertj.core.api.Assertions.assertThat;

@@ -1,0 +1,155 @@
+package dev.limiter.internal.call;
+
+import java.lang.reflect.Method;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import dev.limiter.call.RateLimitInvocation;
+import dev.limiter.internal.key.CurrentRequest;
+import dev.limiter.key.RateLimitKeyResolver;
+
+/**
+ * Prepares every call of a rate-limited method the same way, whichever stack serves it:
+ * the plan picks the numbers, the condition decides whether the call counts at all, then
+ * the key says whose counters it takes. The blocking path, the reactive path and the
+ * early answer of known rejections all start here, so a rule added to one is added to
+ * all; they differ only in how they wait for the store and how they answer.
+ */
+final class CallPreparation {
+
+	private static final Object[] NO_ARGUMENTS = {};
+
+	// The aspect's category, where users already look for (and tune) these warnings.
+	private static final Logger logger = LoggerFactory.getLogger(RateLimitAspect.class);
+
+	private final RateLimitKeyResolver keyResolver;
+
+	private final Set<Method> keyFailuresLogged = ConcurrentHashMap.newKeySet();
+
+	private final Set<Method> unknownPlansLogged = ConcurrentHashMap.newKeySet();
+
+	CallPreparation(RateLimitKeyResolver keyResolver) {
+		this.keyResolver = keyResolver;
+	}
+
+	/**
+	 * Prepare a call: its plan's operation, its condition and its key.
+	 * @param operation the method's operation
+	 * @param targetClass the class of the target object
+	 * @param arguments the call's arguments
+	 * @param request the current request
+	 * @return the prepared call, or {@code null} when its condition says it is not
+	 * limited
+	 */
+	PreparedCall prepare(AnnotatedOperation operation, Class<?> targetClass, Object[] arguments,
+			CurrentRequest request) {
+		RateLimitInvocation invocation = new RateLimitInvocation(operation, targetClass, arguments, request);
+		AnnotatedOperation planned = planned(operation, invocation);
+		if (planned != operation) {
+			invocation = invocation.withOperation(planned);
+		}
+		KeyExpression condition = planned.getCondition();
+		if (condition != null && !condition.test(invocation)) {
+			return null;
+		}
+		return new PreparedCall(planned, invocation, key(planned, invocation));
+	}
+
+	/**
+	 * Prepare a call before its arguments exist, such as before Spring MVC resolves them:
+	 * only for methods whose limits and key read no argument.
+	 * @param operation the method's operation
+	 * @param targetClass the class of the target object
+	 * @param request the current request
+	 * @return the prepared call, or {@code null} when the call needs its arguments
+	 */
+	PreparedCall prepareWithoutArguments(AnnotatedOperation operation, Class<?> targetClass, CurrentRequest request) {
+		if (!keysWithoutArguments() || !operation.decidesWithoutArguments()) {
+			return null;
+		}
+		return prepare(operation, targetClass, NO_ARGUMENTS, request);
+	}
+
+	/**
+	 * Return whether the default key can be known without a call's arguments, which the
+	 * early answer of known rejections asks before it looks up the method's operation.
+	 * @return whether the key resolver reads no argument
+	 */
+	boolean keysWithoutArguments() {
+		return !this.keyResolver.readsArguments();
+	}
+
+	/**
+	 * Return the call under its plan's numbers, when the method has plans. A plan the
+	 * configuration does not define, or an expression that fails, gets the limits' own
+	 * numbers, never no limit; logged once per method.
+	 */
+	private AnnotatedOperation planned(AnnotatedOperation operation, RateLimitInvocation invocation) {
+		if (operation.getPlan() == null) {
+			return operation;
+		}
+		String plan;
+		try {
+			plan = operation.getPlan().text(invocation);
+		}
+		catch (RuntimeException ex) {
+			plan = null;
+		}
+		AnnotatedOperation planned = operation.forPlan(plan);
+		if (planned == operation && this.unknownPlansLogged.add(operation.getMethod())) {
+			logger.warn(
+					"Plan '{}' of {} is not defined under limiter.limits; the call is limited by the limits' own "
+							+ "numbers. Later unknown plans of this method are not logged.",
+					plan, operation.getDescription());
+		}
+		return planned;
+	}
+
+	private String key(AnnotatedOperation operation, RateLimitInvocation invocation) {
+		return (operation.getKeyExpression() != null) ? evaluateKey(operation, invocation)
+				: operation.key(this.keyResolver.resolveKey(invocation));
+	}
+
+	/**
+	 * Evaluate the key expression; when it fails or gives nothing, fall back to the
+	 * default key (the method and the user).
+	 * <p>
+	 * The failure policy is not applied here on purpose: it answers "the store is down",
+	 * not "a client sent something odd". Admitting the call would let a client bypass the
+	 * limit by leaving out what the key reads (a header, a parameter), and rejecting it
+	 * would turn a bug in the expression into an outage. The default key still limits the
+	 * caller. The error is logged once per method as a warning, then at debug level.
+	 */
+	private String evaluateKey(AnnotatedOperation operation, RateLimitInvocation invocation) {
+		try {
+			return operation.getKeyExpression().evaluate(invocation);
+		}
+		catch (RuntimeException ex) {
+			String message = "Rate-limit key '" + operation.getKeySource() + "' of " + operation.getDescription()
+					+ " could not be evaluated (" + ex.getMessage()
+					+ "); the call is limited under the default key (the method and the user) instead";
+			if (this.keyFailuresLogged.add(operation.getMethod())) {
+				logger.warn(message + ". Later failures of this key are logged at debug level.");
+			}
+			else if (logger.isDebugEnabled()) {
+				logger.debug(message, ex);
+			}
+			return operation.key(this.keyResolver.resolveKey(invocation));
+		}
+	}
+
+	/**
+	 * A call ready for the store: the operation whose numbers apply (its plan's, if any)
+	 * and the key it counts under.
+	 *
+	 * @param operation the operation that applies
+	 * @param invocation the call under that operation
+	 * @param key the key
+	 */
+	record PreparedCall(AnnotatedOperation operation, RateLimitInvocation invocation, String key) {
+	}
+
+}

@@ -1,0 +1,369 @@
+package dev.limiter.internal.call;
+
+import java.lang.reflect.Method;
+import java.text.MessageFormat;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+import org.aopalliance.intercept.MethodInterceptor;
+import org.aopalliance.intercept.MethodInvocation;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.aop.support.AopUtils;
+import org.springframework.context.MessageSource;
+import org.springframework.context.i18n.LocaleContextHolder;
+import org.springframework.core.Ordered;
+
+import dev.limiter.Decision;
+import dev.limiter.FailurePolicy;
+import dev.limiter.Limit;
+import dev.limiter.RateLimitExceededException;
+import dev.limiter.RateLimitUnavailableException;
+import dev.limiter.RateLimiter;
+import dev.limiter.call.RateLimitDecisionListener;
+import dev.limiter.call.RateLimitObserver;
+import dev.limiter.internal.call.CallPreparation.PreparedCall;
+import dev.limiter.internal.key.CurrentRequest;
+import dev.limiter.internal.key.ReactiveCurrentRequest;
+import dev.limiter.key.RateLimitKeyResolver;
+
+/**
+ * The advisor that enforces {@link dev.limiter.annotation.RateLimit @RateLimit}: it asks
+ * the {@link RateLimiter} once per call for all the limits of the method and its class,
+ * then runs the method or throws {@link RateLimitExceededException}.
+ * <p>
+ * A static Spring advisor, like {@code @Cacheable}'s: which methods it applies to is
+ * decided once per method from the annotations (those of the method, and of its class for
+ * public methods), never by an AspectJ expression, so no call pays for pointcut matching
+ * or for reflective advice invocation, and no first call reads class files. Every
+ * applicable annotation is read through its {@link RateLimitOperationSource}.
+ * <p>
+ * The message of a rejection is the rejecting annotation's {@code message}; a message in
+ * braces, such as <code>{orders.too-many}</code>, is a code looked up in the
+ * {@link MessageSource} for the current locale, and an empty one looks up
+ * {@value #DEFAULT_MESSAGE_CODE}, falling back to the standard message. Messages receive
+ * the limit's name, threshold, period (such as {@code 30s}) and the seconds to wait as
+ * arguments {0} to {3}; a plain message with braces is formatted with them too.
+ * <p>
+ * A {@code condition} that is false skips the limits. Limits in shadow mode are decided
+ * after the enforced ones, in a call of their own, and never reject; a call that ends in
+ * one of the {@code refundOn} exceptions gives its permits back.
+ * <p>
+ * When the store is unavailable and a fail-closed limit rejects the call, the aspect
+ * throws {@link RateLimitUnavailableException} with the message
+ * {@value #UNAVAILABLE_MESSAGE_CODE} or a standard one saying so. A key expression that
+ * fails at request time falls back to the default key, with a warning in the log.
+ */
+public class RateLimitAspect implements MethodInterceptor, Ordered {
+
+	/** The message code looked up for annotations without a message. */
+	public static final String DEFAULT_MESSAGE_CODE = "limiter.rejected";
+
+	/**
+	 * The message code looked up when a fail-closed limit rejects a call because the
+	 * store is unavailable; arguments: the limit's name and the seconds to wait.
+	 */
+	public static final String UNAVAILABLE_MESSAGE_CODE = "limiter.unavailable";
+
+	private static final Logger logger = LoggerFactory.getLogger(RateLimitAspect.class);
+
+	private final RateLimiter rateLimiter;
+
+	private final RateLimitOperationSource operationSource;
+
+	private final CurrentRequest currentRequest;
+
+	private final ReactiveCurrentRequest reactiveRequest;
+
+	private final MessageSource messageSource;
+
+	private final List<RateLimitDecisionListener> listeners;
+
+	private final int order;
+
+	private final ShadowLog shadowLog = new ShadowLog();
+
+	private volatile RateLimitObserver observer = RateLimitObserver.NONE;
+
+	private final CallPreparation preparation;
+
+	/**
+	 * Create the aspect.
+	 * @param rateLimiter the engine that decides
+	 * @param operationSource the source of the methods' limits
+	 * @param keyResolver the resolver of the default key
+	 * @param messageSource the source of localized messages, or {@code null}
+	 * @param listeners told of every decision
+	 * @param order the order of this aspect among other advice
+	 * @param currentRequest finds the request being served, or {@code null} outside web
+	 * applications
+	 */
+	public RateLimitAspect(RateLimiter rateLimiter, RateLimitOperationSource operationSource,
+			RateLimitKeyResolver keyResolver, MessageSource messageSource, List<RateLimitDecisionListener> listeners,
+			int order, CurrentRequest currentRequest) {
+		this(rateLimiter, operationSource, keyResolver, messageSource, listeners, order, currentRequest, null);
+	}
+
+	/**
+	 * Create the aspect, which also limits methods that return a {@code Mono} or
+	 * {@code Flux} when given a reactive request lookup: on subscription, without
+	 * blocking.
+	 * @param rateLimiter the engine that decides
+	 * @param operationSource the source of the methods' limits
+	 * @param keyResolver the resolver of the default key
+	 * @param messageSource the source of localized messages, or {@code null}
+	 * @param listeners told of every decision
+	 * @param order the order of this aspect among other advice
+	 * @param currentRequest finds the request being served, or {@code null} outside web
+	 * applications
+	 * @param reactiveRequest finds the request of a reactive subscription, or
+	 * {@code null} outside WebFlux applications
+	 */
+	public RateLimitAspect(RateLimiter rateLimiter, RateLimitOperationSource operationSource,
+			RateLimitKeyResolver keyResolver, MessageSource messageSource, List<RateLimitDecisionListener> listeners,
+			int order, CurrentRequest currentRequest, ReactiveCurrentRequest reactiveRequest) {
+		if (rateLimiter == null) {
+			throw new IllegalArgumentException("rateLimiter must not be null");
+		}
+		if (operationSource == null) {
+			throw new IllegalArgumentException("operationSource must not be null");
+		}
+		if (keyResolver == null) {
+			throw new IllegalArgumentException("keyResolver must not be null");
+		}
+		this.rateLimiter = rateLimiter;
+		this.operationSource = operationSource;
+		this.preparation = new CallPreparation(keyResolver);
+		this.currentRequest = (currentRequest != null) ? currentRequest : CurrentRequest.NONE;
+		this.reactiveRequest = reactiveRequest;
+		this.messageSource = messageSource;
+		this.listeners = (listeners != null) ? List.copyOf(listeners) : List.of();
+		this.order = order;
+	}
+
+	/**
+	 * Enforce the limits of a rate-limited method.
+	 * @param call the call
+	 * @return the method's result
+	 * @throws Throwable the method's exception, or {@link RateLimitExceededException}
+	 */
+	@Override
+	public Object invoke(MethodInvocation call) throws Throwable {
+		Method method = call.getMethod();
+		Class<?> targetClass = (call.getThis() != null) ? AopUtils.getTargetClass(call.getThis())
+				: method.getDeclaringClass();
+		AnnotatedOperation operation = this.operationSource.getOperation(method, targetClass);
+		if (operation == null) {
+			return call.proceed();
+		}
+		if (this.reactiveRequest != null && ReactiveRateLimitCall.isReactive(method)) {
+			return ReactiveRateLimitCall.rateLimit(this, call, operation, targetClass);
+		}
+		PreparedCall prepared = this.preparation.prepare(operation, targetClass, call.getArguments(),
+				this.currentRequest);
+		if (prepared == null) {
+			return call.proceed();
+		}
+		operation = prepared.operation();
+		String key = prepared.key();
+		Decision decision = null;
+		if (!operation.getEnforcedLimits().isEmpty()) {
+			long start = System.nanoTime();
+			Object observation = this.observer.start(operation);
+			try {
+				decision = this.rateLimiter.acquire(key, operation.getPermits(), operation.getEnforcedLimits());
+				if (operation.waitsFor(decision)) {
+					// Once: the wait is the exact time until the call fits, unless
+					// another
+					// caller takes the turn first, and then the rejection stands.
+					Thread.sleep(decision.retryAfter().toMillis(), decision.retryAfter().toNanosPart() % 1_000_000);
+					decision = this.rateLimiter.acquire(key, operation.getPermits(), operation.getEnforcedLimits());
+				}
+			}
+			catch (RuntimeException | InterruptedException ex) {
+				this.observer.stop(observation, null, ex);
+				throw ex;
+			}
+			this.observer.stop(observation, decision, null);
+			enforce(prepared, decision, System.nanoTime() - start);
+		}
+		Decision shadow = null;
+		if (!operation.getShadowLimits().isEmpty()) {
+			shadow = this.rateLimiter.acquire(key, operation.getPermits(), operation.getShadowLimits());
+			watched(operation, shadow);
+		}
+		try {
+			return call.proceed();
+		}
+		catch (Throwable ex) {
+			if (operation.refundsOn(ex)) {
+				release(decision);
+				release(shadow);
+			}
+			throw ex;
+		}
+	}
+
+	/**
+	 * Throw the rejection of a call that the limiter already knows, before the call's
+	 * arguments exist, such as before Spring MVC resolves them; do nothing otherwise,
+	 * leaving the decision to the call itself. Only methods whose limits and key need no
+	 * argument are answered here (no key expression, condition or plan, and a key
+	 * resolver that reads no argument), and only with a rejection the method would not
+	 * wait out. Listeners and the observer are told as for a rejection of the call, with
+	 * no arguments.
+	 * @param method the method about to be called
+	 * @param targetClass the class of the target object
+	 * @throws RateLimitExceededException if the limiter knows the call is rejected
+	 */
+	public void rejectKnown(Method method, Class<?> targetClass) {
+		if (!this.preparation.keysWithoutArguments()) {
+			return;
+		}
+		AnnotatedOperation operation = this.operationSource.getOperation(method, targetClass);
+		PreparedCall prepared = (operation != null)
+				? this.preparation.prepareWithoutArguments(operation, targetClass, this.currentRequest) : null;
+		if (prepared == null) {
+			return;
+		}
+		long start = System.nanoTime();
+		Decision known = this.rateLimiter.knownRejection(prepared.key(), operation.getPermits(),
+				operation.getEnforcedLimits());
+		if (known == null || operation.waitsFor(known)) {
+			return;
+		}
+		this.observer.stop(this.observer.start(operation), known, null);
+		enforce(prepared, known, System.nanoTime() - start);
+	}
+
+	/** Prepare a call of a method: plan, condition, key. */
+	PreparedCall prepare(AnnotatedOperation operation, Class<?> targetClass, Object[] arguments,
+			CurrentRequest request) {
+		return this.preparation.prepare(operation, targetClass, arguments, request);
+	}
+
+	/**
+	 * Tell the listeners of the decision of the enforced limits, and throw when it
+	 * rejects the call.
+	 */
+	void enforce(PreparedCall prepared, Decision decision, long nanos) {
+		String key = prepared.key();
+		for (RateLimitDecisionListener listener : this.listeners) {
+			listener.onDecision(prepared.invocation(), decision, nanos);
+		}
+		if (!decision.isAllowed()) {
+			if (decision.policy() == FailurePolicy.FAIL_CLOSED) {
+				throw new RateLimitUnavailableException(unavailableMessage(decision), key, decision);
+			}
+			throw new RateLimitExceededException(message(prepared.operation(), decision), key, decision);
+		}
+	}
+
+	/** Tell the listeners and the log of the decision of the shadowed limits. */
+	void watched(AnnotatedOperation operation, Decision shadow) {
+		for (RateLimitDecisionListener listener : this.listeners) {
+			listener.onShadowDecision(operation, shadow);
+		}
+		if (!shadow.isAllowed()) {
+			this.shadowLog.rejected(operation, shadow);
+		}
+	}
+
+	/**
+	 * Observe every decision of the enforced limits, such as with Micrometer's
+	 * observations.
+	 * @param observer the observer, or {@code null} for none
+	 */
+	public void setObserver(RateLimitObserver observer) {
+		this.observer = (observer != null) ? observer : RateLimitObserver.NONE;
+	}
+
+	RateLimitObserver observer() {
+		return this.observer;
+	}
+
+	RateLimiter rateLimiter() {
+		return this.rateLimiter;
+	}
+
+	ReactiveCurrentRequest reactiveRequest() {
+		return this.reactiveRequest;
+	}
+
+	void release(Decision decision) {
+		if (decision != null && decision.isAllowed()) {
+			this.rateLimiter.release(decision);
+		}
+	}
+
+	private String unavailableMessage(Decision decision) {
+		if (this.messageSource != null) {
+			Object[] arguments = { decision.limit().name(), Long.toString(decision.retryAfterSeconds()) };
+			String message = this.messageSource.getMessage(UNAVAILABLE_MESSAGE_CODE, arguments, null,
+					LocaleContextHolder.getLocale());
+			if (message != null) {
+				return message;
+			}
+		}
+		return RateLimitUnavailableException.standardMessage(decision);
+	}
+
+	private String message(AnnotatedOperation operation, Decision decision) {
+		String template = operation.getMessage(decision.limit());
+		boolean code = template.length() > 2 && template.startsWith("{") && template.endsWith("}");
+		Limit limit = decision.limit();
+		// Strings, so that numbers are not grouped by the locale ("3,600").
+		Object[] arguments = { limit.name(), Long.toString(limit.threshold()), limit.periodText(),
+				Long.toString(decision.retryAfterSeconds()) };
+		Locale locale = LocaleContextHolder.getLocale();
+		if (!template.isEmpty() && !code) {
+			return (template.indexOf('{') >= 0) ? new MessageFormat(template, locale).format(arguments) : template;
+		}
+		if (this.messageSource != null) {
+			String messageCode = code ? template.substring(1, template.length() - 1) : DEFAULT_MESSAGE_CODE;
+			String message = this.messageSource.getMessage(messageCode, arguments, null, locale);
+			if (message != null) {
+				return message;
+			}
+		}
+		return RateLimitExceededException.standardMessage(decision);
+	}
+
+	@Override
+	public int getOrder() {
+		return this.order;
+	}
+
+	/**
+	 * Logs the calls that shadowed limits would have rejected, at most once per operation
+	 * every {@value #INTERVAL_NANOS} nanoseconds, with the number since the last line:
+	 * never a line per call under load.
+	 */
+	static final class ShadowLog {
+
+		private static final long INTERVAL_NANOS = 10_000_000_000L;
+
+		private final Map<AnnotatedOperation, long[]> counts = new ConcurrentHashMap<>();
+
+		void rejected(AnnotatedOperation operation, Decision decision) {
+			long[] state = this.counts.computeIfAbsent(operation, (o) -> new long[] { 0, Long.MIN_VALUE });
+			long count;
+			synchronized (state) {
+				state[0]++;
+				long now = System.nanoTime();
+				if (state[1] != Long.MIN_VALUE && now - state[1] < INTERVAL_NANOS) {
+					return;
+				}
+				count = state[0];
+				state[0] = 0;
+				state[1] = now;
+			}
+			logger.info("Shadow limit {} of {} would have rejected {} call(s) since its last report (the latest: {})",
+					decision.limit(), operation.getDescription(), count, decision);
+		}
+
+	}
+
+}

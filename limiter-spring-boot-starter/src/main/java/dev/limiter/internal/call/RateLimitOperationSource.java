@@ -1,0 +1,76 @@
+package dev.limiter.internal.call;
+
+import java.lang.reflect.Method;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+import org.springframework.core.MethodClassKey;
+import org.springframework.util.ClassUtils;
+
+import dev.limiter.call.InvalidRateLimitException;
+
+/**
+ * The registry of rate-limited methods: builds each method's {@link AnnotatedOperation}
+ * once with a {@link RateLimitAnnotationParser}, so that the hot path only looks it up,
+ * and lists every operation it knows.
+ */
+public class RateLimitOperationSource {
+
+	private static final Object NONE = new Object();
+
+	private final RateLimitAnnotationParser parser;
+
+	// By method and class: a method inherited by two classes counts apart for each.
+	private final Map<MethodClassKey, Object> cache = new ConcurrentHashMap<>(64);
+
+	/**
+	 * Create a source.
+	 * @param parser the parser of the annotations
+	 */
+	public RateLimitOperationSource(RateLimitAnnotationParser parser) {
+		if (parser == null) {
+			throw new IllegalArgumentException("parser must not be null");
+		}
+		this.parser = parser;
+	}
+
+	/**
+	 * Return the operation of a method, building and checking it on the first call.
+	 * @param method the invoked method
+	 * @param targetClass the class of the target object, or {@code null}
+	 * @return the operation, or {@code null} if the method is not rate limited
+	 * @throws InvalidRateLimitException if the annotations cannot be enforced
+	 */
+	public AnnotatedOperation getOperation(Method method, Class<?> targetClass) {
+		Method specific = ClassUtils.getMostSpecificMethod(method, targetClass);
+		Class<?> userClass = (targetClass != null) ? ClassUtils.getUserClass(targetClass)
+				: specific.getDeclaringClass();
+		MethodClassKey key = new MethodClassKey(specific, userClass);
+		Object cached = this.cache.get(key);
+		if (cached == null) {
+			AnnotatedOperation operation = this.parser.parse(specific, userClass);
+			cached = (operation != null) ? operation : NONE;
+			this.cache.put(key, cached);
+		}
+		return (cached != NONE) ? (AnnotatedOperation) cached : null;
+	}
+
+	/**
+	 * Return every operation built so far (every rate-limited bean method once the
+	 * application has started, as startup validation builds them).
+	 * @return the operations
+	 */
+	public Collection<AnnotatedOperation> getOperations() {
+		List<AnnotatedOperation> operations = new ArrayList<>();
+		for (Object cached : this.cache.values()) {
+			if (cached != NONE) {
+				operations.add((AnnotatedOperation) cached);
+			}
+		}
+		return operations;
+	}
+
+}

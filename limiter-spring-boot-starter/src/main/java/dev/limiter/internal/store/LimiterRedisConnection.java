@@ -1,0 +1,113 @@
+package dev.limiter.internal.store;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.beans.factory.DisposableBean;
+import org.springframework.data.redis.connection.RedisConnection;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+
+/**
+ * The limiter's connection to Redis: with Lettuce, its own factory derived from the
+ * application's (same servers and credentials, the limiter's timeout, no replay after a
+ * reconnect), destroyed with the context; otherwise the application's factory as it is.
+ * <p>
+ * Kept in a holder rather than registered as a {@link RedisConnectionFactory} bean, so
+ * that the application still has exactly one connection factory to inject.
+ */
+public final class LimiterRedisConnection implements DisposableBean {
+
+	private static final Logger logger = LoggerFactory.getLogger(LimiterRedisConnection.class);
+
+	private final RedisConnectionFactory connectionFactory;
+
+	private final Duration timeout;
+
+	private final List<AutoCloseable> clients = new CopyOnWriteArrayList<>();
+
+	private LimiterRedisConnection(RedisConnectionFactory connectionFactory, Duration timeout) {
+		this.connectionFactory = connectionFactory;
+		this.timeout = timeout;
+	}
+
+	/**
+	 * Wrap the limiter's own, started Lettuce factory, which this holder destroys.
+	 * @param connectionFactory the dedicated factory
+	 * @param timeout the timeout it applies
+	 * @return the connection
+	 */
+	public static LimiterRedisConnection dedicated(LettuceConnectionFactory connectionFactory, Duration timeout) {
+		return new LimiterRedisConnection(connectionFactory, timeout);
+	}
+
+	/**
+	 * Wrap the application's factory, which stays the application's.
+	 * @param connectionFactory the application's factory
+	 * @return the connection
+	 */
+	public static LimiterRedisConnection shared(RedisConnectionFactory connectionFactory) {
+		return new LimiterRedisConnection(connectionFactory, null);
+	}
+
+	public RedisConnectionFactory getConnectionFactory() {
+		return this.connectionFactory;
+	}
+
+	/**
+	 * Return whether the limiter has a factory of its own.
+	 * @return {@code true} for the dedicated Lettuce factory
+	 */
+	public boolean isDedicated() {
+		return this.timeout != null;
+	}
+
+	/**
+	 * Return the longest a call waits on Redis.
+	 * @return the timeout, or {@code null} when the application's factory decides
+	 */
+	public Duration getTimeout() {
+		return this.timeout;
+	}
+
+	/**
+	 * Send {@code PING}, bounded by the timeout.
+	 * @return the reply, {@code PONG}
+	 * @throws org.springframework.dao.DataAccessException if Redis does not answer
+	 */
+	public String ping() {
+		try (RedisConnection connection = this.connectionFactory.getConnection()) {
+			return connection.ping();
+		}
+	}
+
+	/**
+	 * Close a client of this connection when the context closes, before the limiter's
+	 * factory: the limiter's script executor, whose connection and event-loop reference
+	 * are its own.
+	 * @param client the client, such as a {@code RedisRateLimiter}
+	 */
+	public void closeOnDestroy(AutoCloseable client) {
+		this.clients.add(client);
+	}
+
+	@Override
+	public void destroy() {
+		for (AutoCloseable client : this.clients) {
+			try {
+				client.close();
+			}
+			catch (Exception ex) {
+				// Closing anyway: the factory's shutdown below closes what is left.
+				logger.debug("Closing {} failed", client, ex);
+			}
+		}
+		if (isDedicated()) {
+			((LettuceConnectionFactory) this.connectionFactory).destroy();
+		}
+	}
+
+}

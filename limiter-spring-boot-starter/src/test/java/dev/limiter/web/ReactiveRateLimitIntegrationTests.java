@@ -1,0 +1,320 @@
+package dev.limiter.web;
+
+import java.util.List;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.WebApplicationType;
+import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.http.HttpStatus;
+import org.springframework.http.MediaType;
+import org.springframework.test.web.reactive.server.WebTestClient;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.RequestParam;
+import org.springframework.web.bind.annotation.ResponseStatus;
+import org.springframework.web.bind.annotation.RestController;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
+
+import dev.limiter.RateLimiter;
+import dev.limiter.Usage;
+import dev.limiter.annotation.RateLimit;
+import dev.limiter.internal.call.AnnotatedOperation;
+import dev.limiter.internal.call.RateLimitOperationSource;
+import dev.limiter.test.NonBlockingThreads;
+import dev.limiter.test.RedisServer;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+
+/**
+ * {@code @RateLimit} on WebFlux handlers returning {@code Mono} and {@code Flux}, served
+ * by Netty over a real Redis, with BlockHound failing any blocking call on a non-blocking
+ * thread (which would turn into a 500 here).
+ */
+class ReactiveRateLimitIntegrationTests {
+
+	private static final RedisServer redis = RedisServer.shared();
+
+	private static ConfigurableApplicationContext context;
+
+	private static WebTestClient client;
+
+	@BeforeAll
+	static void start() {
+		// BlockHound is global to the JVM, so this class runs in a JVM of its own (see
+		// the starter's pom). Netty's request threads and Lettuce's event loops are
+		// watched by name; nothing on them may block, not even a method's first call.
+		NonBlockingThreads.watch(NonBlockingThreads.NETTY_AND_LETTUCE);
+		context = new SpringApplicationBuilder(ReactiveApplication.class).web(WebApplicationType.REACTIVE)
+			// Without the blocked-until cache, so that each test starts from an empty
+			// Redis.
+			.properties("server.port=0", "spring.data.redis.host=" + redis.host(),
+					"spring.data.redis.port=" + redis.port(), "limiter.local-cache.enabled=false",
+					"limiter.web.refund-server-errors=true", "limiter.limits.tiers.plans.pro.threshold=6")
+			.run();
+		String port = context.getEnvironment().getProperty("local.server.port");
+		client = WebTestClient.bindToServer().baseUrl("http://localhost:" + port).build();
+	}
+
+	@AfterAll
+	static void stop() {
+		context.close();
+	}
+
+	@BeforeEach
+	void flush() {
+		redis.flushAll();
+	}
+
+	@Test
+	void blockHoundFailsABlockingCallOnTheServersThreads() {
+		client.get().uri("/blocking").exchange().expectStatus().is5xxServerError();
+	}
+
+	@Test
+	void aMonoHandlerIsLimitedPerClientWithHeadersAndA429() {
+		client.get()
+			.uri("/mono")
+			.exchange()
+			.expectStatus()
+			.isOk()
+			.expectHeader()
+			.valueEquals("X-RateLimit-Remaining", "1");
+		client.get()
+			.uri("/mono")
+			.exchange()
+			.expectStatus()
+			.isOk()
+			.expectHeader()
+			.valueEquals("X-RateLimit-Remaining", "0");
+		client.get()
+			.uri("/mono")
+			.exchange()
+			.expectStatus()
+			.isEqualTo(429)
+			.expectHeader()
+			.valueEquals("Retry-After", "30")
+			.expectHeader()
+			.contentTypeCompatibleWith(MediaType.APPLICATION_PROBLEM_JSON)
+			.expectBody(String.class)
+			.value((body) -> assertThat(body).contains("\"status\":429"));
+		assertThat(usage("mono", "ip:127.0.0.1")).isEqualTo(2);
+	}
+
+	@Test
+	void aSpelKeySeesTheExchangeAsRequest() {
+		client.get().uri("/tenant").header("X-Tenant", "acme").exchange().expectStatus().isOk();
+		client.get().uri("/tenant").header("X-Tenant", "acme").exchange().expectStatus().isEqualTo(429);
+		client.get().uri("/tenant").header("X-Tenant", "globex").exchange().expectStatus().isOk();
+	}
+
+	@Test
+	void aFailClosedLimitAnswers503WhileRedisIsUnreachable() {
+		try (ConfigurableApplicationContext unreachable = new SpringApplicationBuilder(ReactiveApplication.class)
+			.web(WebApplicationType.REACTIVE)
+			.properties("server.port=0", "spring.data.redis.host=localhost", "spring.data.redis.port=1",
+					"limiter.failure.policy=fail-closed", "limiter.limits.tiers.plans.pro.threshold=6")
+			.run()) {
+			WebTestClient down = WebTestClient.bindToServer()
+				.baseUrl("http://localhost:" + unreachable.getEnvironment().getProperty("local.server.port"))
+				.build();
+			down.get()
+				.uri("/mono")
+				.exchange()
+				.expectStatus()
+				.isEqualTo(503)
+				.expectHeader()
+				.exists("Retry-After")
+				.expectHeader()
+				.contentTypeCompatibleWith(MediaType.APPLICATION_PROBLEM_JSON);
+		}
+	}
+
+	@Test
+	void aServerErrorGivesThePermitBack() {
+		for (int i = 0; i < 3; i++) {
+			client.get().uri("/failing").exchange().expectStatus().isEqualTo(500);
+		}
+		assertThat(usage("failing", "ip:127.0.0.1")).isZero();
+	}
+
+	@Test
+	void aFluxIsLimitedOncePerSubscriptionNotPerElement() {
+		client.get()
+			.uri("/flux")
+			.exchange()
+			.expectStatus()
+			.isOk()
+			.expectBody(String.class)
+			.value((body) -> assertThat(body).isEqualTo("abc"));
+		client.get().uri("/flux").exchange().expectStatus().isEqualTo(429);
+	}
+
+	@Test
+	void aMonoThatIsNeverSubscribedConsumesNothing() {
+		Limited limited = context.getBean(Limited.class);
+		Mono<String> unsubscribed = limited.mono();
+		assertThat(unsubscribed).isNotNull();
+		assertThat(usage("mono", "all")).isZero();
+		assertThat(limited.mono().subscribeOn(Schedulers.boundedElastic()).block()).isEqualTo("hello");
+		assertThat(usage("mono", "all")).isEqualTo(1);
+	}
+
+	@Test
+	void aPlanGivesItsNumbersToMonoAndFluxMethods() {
+		assertThat(admitted("/tiers?user=ann&tier=pro", 10)).as("the pro plan's threshold").isEqualTo(6);
+		assertThat(admitted("/tiers?user=bob&tier=free", 10)).as("a plan the configuration does not define")
+			.isEqualTo(2);
+		assertThat(admitted("/tiers-flux?user=cy&tier=pro", 10)).as("the pro plan on a Flux").isEqualTo(6);
+	}
+
+	@Test
+	void aFalseConditionSkipsTheLimitOfAMonoAndAFlux() {
+		assertThat(admitted("/conditional?user=admin", 5)).isEqualTo(5);
+		assertThat(admitted("/conditional?user=ann", 5)).isEqualTo(1);
+		assertThat(admitted("/conditional-flux?user=admin", 5)).isEqualTo(5);
+		assertThat(admitted("/conditional-flux?user=ann", 5)).isEqualTo(1);
+	}
+
+	@Test
+	void aShadowLimitCountsButNeverRejectsAMonoOrAFlux() {
+		assertThat(admitted("/shadow", 4)).isEqualTo(4);
+		assertThat(admitted("/shadow-flux", 4)).isEqualTo(4);
+		assertThat(usage("shadow", "ip:127.0.0.1")).as("admitted under the shadow limit's threshold").isEqualTo(1);
+		assertThat(usage("shadowFlux", "ip:127.0.0.1")).isEqualTo(1);
+	}
+
+	@Test
+	void aRefundOnExceptionGivesThePermitBackOfAFlux() {
+		for (int i = 0; i < 3; i++) {
+			client.get().uri("/refunded-flux").exchange().expectStatus().isBadRequest();
+		}
+		assertThat(usage("refundedFlux", "ip:127.0.0.1")).isZero();
+	}
+
+	private static int admitted(String uri, int calls) {
+		int admitted = 0;
+		for (int i = 0; i < calls; i++) {
+			int status = client.get().uri(uri).exchange().returnResult(String.class).getStatus().value();
+			assertThat(status).isIn(200, 429);
+			admitted += (status == 200) ? 1 : 0;
+		}
+		return admitted;
+	}
+
+	private static long usage(String method, String caller) {
+		for (AnnotatedOperation operation : context.getBean(RateLimitOperationSource.class).getOperations()) {
+			if (operation.getMethod().getName().equals(method)) {
+				List<Usage> usage = context.getBean(RateLimiter.class)
+					.usage(operation.key(caller), operation.getLimits());
+				return usage.get(0).used();
+			}
+		}
+		throw new IllegalStateException("No rate-limited method " + method);
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@EnableAutoConfiguration
+	static class ReactiveApplication {
+
+		@Bean
+		Limited limited() {
+			return new Limited();
+		}
+
+	}
+
+	@RestController
+	static class Limited {
+
+		@RateLimit(threshold = 2, period = 30)
+		@GetMapping("/mono")
+		public Mono<String> mono() {
+			return Mono.just("hello");
+		}
+
+		@RateLimit(threshold = 1, period = 30, key = "#request.request.headers.getFirst('X-Tenant')")
+		@GetMapping("/tenant")
+		public Mono<String> tenant() {
+			return Mono.just("tenant");
+		}
+
+		@RateLimit(threshold = 1, period = 30)
+		@GetMapping("/failing")
+		public Mono<String> failing() {
+			return Mono.error(new IllegalStateException("the server failed"));
+		}
+
+		@GetMapping("/blocking")
+		public Mono<String> blocking() throws InterruptedException {
+			Thread.sleep(1);
+			return Mono.just("slept");
+		}
+
+		@RateLimit(name = "tiers", threshold = 2, period = 30, key = "#user", plan = "#tier")
+		@GetMapping("/tiers")
+		public Mono<String> tiers(@RequestParam String user, @RequestParam String tier) {
+			return Mono.just(tier);
+		}
+
+		@RateLimit(name = "tiers", threshold = 2, period = 30, key = "#user", plan = "#tier")
+		@GetMapping("/tiers-flux")
+		public Flux<String> tiersFlux(@RequestParam String user, @RequestParam String tier) {
+			return Flux.just(user, tier);
+		}
+
+		@RateLimit(threshold = 1, period = 30, key = "#user", condition = "#user != 'admin'")
+		@GetMapping("/conditional")
+		public Mono<String> conditional(@RequestParam String user) {
+			return Mono.just(user);
+		}
+
+		@RateLimit(threshold = 1, period = 30, key = "#user", condition = "#user != 'admin'")
+		@GetMapping("/conditional-flux")
+		public Flux<String> conditionalFlux(@RequestParam String user) {
+			return Flux.just(user);
+		}
+
+		@RateLimit(threshold = 1, period = 30, shadow = true)
+		@GetMapping("/shadow")
+		public Mono<String> shadow() {
+			return Mono.just("watched");
+		}
+
+		@RateLimit(threshold = 1, period = 30, shadow = true)
+		@GetMapping("/shadow-flux")
+		public Flux<String> shadowFlux() {
+			return Flux.just("watched");
+		}
+
+		@RateLimit(threshold = 1, period = 30, refundOn = BadInput.class)
+		@GetMapping("/refunded-flux")
+		public Flux<String> refundedFlux() {
+			return Flux.error(new BadInput());
+		}
+
+		@RateLimit(threshold = 1, period = 30)
+		@GetMapping("/flux")
+		public Flux<String> flux() {
+			return Flux.just("a", "b", "c");
+		}
+
+	}
+
+	/**
+	 * A client's error (400, so no server-error refund), refunded by {@code refundOn}.
+	 */
+	@ResponseStatus(HttpStatus.BAD_REQUEST)
+	static class BadInput extends RuntimeException {
+
+	}
+
+}
