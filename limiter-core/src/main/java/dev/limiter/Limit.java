@@ -267,7 +267,7 @@ public final class Limit {
 
 	@Override
 	public int hashCode() {
-		// By hand rather than Objects.hash: the blocked-until cache hashes limits on
+		// By hand rather than Objects.hash: the rejection cache hashes limits on
 		// every call.
 		int hash = this.name.hashCode();
 		hash = 31 * hash + Long.hashCode(this.threshold);

@@ -61,7 +61,7 @@ public interface RateLimiter {
 	 * Return the rejection of a call that this limiter already knows without asking its
 	 * store and without recording anything, such as a rejection it remembers until its
 	 * retry-after; {@code null} when only {@link #acquire(String, long, List)} can tell.
-	 * A known rejection is the decision {@code acquire} would return for the same call
+	 * A cached rejection is the decision {@code acquire} would return for the same call
 	 * now, so a caller may answer it before doing any work the call needs.
 	 * <p>
 	 * The default knows none.
@@ -70,7 +70,7 @@ public interface RateLimiter {
 	 * @param limits the limits to check together, at least one
 	 * @return the rejection, or {@code null}
 	 */
-	default Decision knownRejection(String key, long permits, List<Limit> limits) {
+	default Decision cachedRejection(String key, long permits, List<Limit> limits) {
 		return null;
 	}
 

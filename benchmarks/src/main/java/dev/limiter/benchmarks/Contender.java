@@ -19,7 +19,7 @@ import dev.limiter.Algorithm;
 import dev.limiter.Decision;
 import dev.limiter.Limit;
 import dev.limiter.RateLimiter;
-import dev.limiter.local.LocallyBlockingRateLimiter;
+import dev.limiter.cache.RejectionCachingRateLimiter;
 import dev.limiter.internal.redis.RedisKeys;
 import dev.limiter.redis.RedisRateLimiter;
 
@@ -37,7 +37,7 @@ public enum Contender {
 	/** Limiter's sliding-window log, {@link RedisRateLimiter}. */
 	LIMITER("limiter"),
 
-	/** Limiter behind the local blocked-until cache. */
+	/** Limiter behind the local rejection cache. */
 	LIMITER_CACHED("limiter-cached"),
 
 	/** Limiter's sliding buckets, 60 slices of the window. */
@@ -141,7 +141,7 @@ public enum Contender {
 				// The same shared connection as every other contender.
 				RateLimiter limiter = RedisRateLimiter.builder(redis.nativeCommands(), Duration.ofSeconds(10)).build();
 				if (this == LIMITER_CACHED) {
-					limiter = LocallyBlockingRateLimiter.wrap(limiter).build();
+					limiter = RejectionCachingRateLimiter.wrap(limiter).build();
 				}
 				RateLimiter decider = limiter;
 				List<Limit> limits = List.of(limit);

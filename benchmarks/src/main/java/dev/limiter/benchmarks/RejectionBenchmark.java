@@ -44,18 +44,18 @@ import org.springframework.web.servlet.mvc.method.annotation.ResponseBodyAdvice;
 import dev.limiter.RateLimiter;
 import dev.limiter.annotation.RateLimit;
 import dev.limiter.autoconfigure.LimiterAutoConfiguration;
-import dev.limiter.internal.web.servlet.KnownRejectionInterceptor;
-import dev.limiter.local.LocallyBlockingRateLimiter;
+import dev.limiter.cache.RejectionCachingRateLimiter;
+import dev.limiter.internal.web.servlet.CachedRejectionInterceptor;
 import dev.limiter.memory.InMemoryRateLimiter;
 
 /**
  * What Spring MVC's dispatch costs for a 429 next to a 200 of the same kind of endpoint
  * (the sample's {@code /search}: a request parameter in, a small JSON map out), with the
- * starter's auto-configuration and the blocked-until cache in front of the in-memory
- * store, through MockMvc: no sockets, no Tomcat, no Redis, so the figure is the web
- * layer's own work. Every 429 is answered from the cache, as with Redis.
+ * starter's auto-configuration and the rejection cache in front of the in-memory store,
+ * through MockMvc: no sockets, no Tomcat, no Redis, so the figure is the web layer's own
+ * work. Every 429 is answered from the cache, as with Redis.
  * <p>
- * {@code answer=early} is the starter as it is ({@code KnownRejectionInterceptor} throws
+ * {@code answer=early} is the starter as it is ({@code CachedRejectionInterceptor} throws
  * the remembered rejection before argument resolution, {@code RateLimitExceptionResolver}
  * writes it); {@code answer=resolver} replaces the interceptor with one that does
  * nothing, so the rejection is thrown by the aspect; {@code answer=handler} also adds a
@@ -154,7 +154,7 @@ public class RejectionBenchmark {
 
 		@Bean
 		RateLimiter rateLimiter() {
-			return LocallyBlockingRateLimiter.wrap(new InMemoryRateLimiter()).build();
+			return RejectionCachingRateLimiter.wrap(new InMemoryRateLimiter()).build();
 		}
 
 	}
@@ -164,8 +164,8 @@ public class RejectionBenchmark {
 	static class NoEarlyAnswer {
 
 		@Bean
-		KnownRejectionInterceptor knownRejectionInterceptor() {
-			return new KnownRejectionInterceptor(() -> null) {
+		CachedRejectionInterceptor cachedRejectionInterceptor() {
+			return new CachedRejectionInterceptor(() -> null) {
 
 				@Override
 				public boolean preHandle(HttpServletRequest request, HttpServletResponse response, Object handler) {

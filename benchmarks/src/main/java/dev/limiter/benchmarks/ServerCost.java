@@ -1,6 +1,5 @@
 package dev.limiter.benchmarks;
 
-import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -119,7 +118,7 @@ public final class ServerCost {
 	}
 
 	/**
-	 * Offer the blocked-until cache the load the plain limiter sustained, from an empty
+	 * Offer the rejection cache the load the plain limiter sustained, from an empty
 	 * Redis, and count the calls that still reach Redis.
 	 */
 	private static Map<String, Object> cacheSavings(BenchRedis redis, CommandCounter counter, Workload workload,

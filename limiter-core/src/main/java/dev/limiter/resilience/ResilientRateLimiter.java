@@ -1,7 +1,5 @@
 package dev.limiter.resilience;
 
-import dev.limiter.internal.resilience.CircuitBreaker;
-
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -11,13 +9,14 @@ import java.util.concurrent.CompletionException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import dev.limiter.internal.AbstractRateLimiter;
 import dev.limiter.Decision;
 import dev.limiter.FailurePolicy;
 import dev.limiter.Limit;
-import dev.limiter.Usage;
 import dev.limiter.RateLimiter;
-import dev.limiter.local.LocallyBlockingRateLimiter;
+import dev.limiter.Usage;
+import dev.limiter.cache.RejectionCachingRateLimiter;
+import dev.limiter.internal.AbstractRateLimiter;
+import dev.limiter.internal.resilience.CircuitBreaker;
 import dev.limiter.memory.InMemoryRateLimiter;
 
 /**
@@ -157,15 +156,15 @@ public final class ResilientRateLimiter extends AbstractRateLimiter {
 	}
 
 	/**
-	 * Return the store's known rejection of the call while the breaker is closed; an open
-	 * or probing breaker answers by its failure policy instead, so it knows none.
+	 * Return the store's cached rejection of the call while the breaker is closed; an
+	 * open or probing breaker answers by its failure policy instead, so it knows none.
 	 */
 	@Override
-	public Decision knownRejection(String key, long permits, List<Limit> limits) {
+	public Decision cachedRejection(String key, long permits, List<Limit> limits) {
 		if (this.breaker.state() != CircuitBreaker.State.CLOSED) {
 			return null;
 		}
-		Decision known = this.store.knownRejection(key, permits, limits);
+		Decision known = this.store.cachedRejection(key, permits, limits);
 		return (known != null) ? answered(known) : null;
 	}
 
@@ -200,7 +199,7 @@ public final class ResilientRateLimiter extends AbstractRateLimiter {
 	 * @param key the key
 	 */
 	public void forget(String key) {
-		if (this.store instanceof LocallyBlockingRateLimiter cache) {
+		if (this.store instanceof RejectionCachingRateLimiter cache) {
 			cache.forget(key);
 		}
 	}

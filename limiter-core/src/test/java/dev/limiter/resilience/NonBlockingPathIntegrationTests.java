@@ -16,9 +16,9 @@ import dev.limiter.Decision;
 import dev.limiter.FailurePolicy;
 import dev.limiter.Limit;
 import dev.limiter.RateLimiter;
-import dev.limiter.local.LocallyBlockingRateLimiter;
-import dev.limiter.memory.InMemoryRateLimiter;
+import dev.limiter.cache.RejectionCachingRateLimiter;
 import dev.limiter.internal.redis.LimiterConnectionFactories;
+import dev.limiter.memory.InMemoryRateLimiter;
 import dev.limiter.redis.RedisRateLimiter;
 import dev.limiter.test.NonBlockingThreads;
 import dev.limiter.test.RedisServer;
@@ -28,7 +28,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * The non-blocking path never blocks: BlockHound fails any blocking call made on the
  * calling thread or on the limiter's timer, through the stack the starter builds (breaker
- * and policies, blocked-until cache, Redis), with Redis healthy and paused.
+ * and policies, rejection cache, Redis), with Redis healthy and paused.
  */
 class NonBlockingPathIntegrationTests {
 
@@ -61,8 +61,9 @@ class NonBlockingPathIntegrationTests {
 		// Connected before the test, as the starter connects at startup: connecting
 		// blocks.
 		store.acquire("warm-up", Limit.of(1, Duration.ofMillis(1)));
-		this.limiter = new ResilientRateLimiter(LocallyBlockingRateLimiter.wrap(store).build(), FailurePolicy.FAIL_OPEN,
-				new InMemoryRateLimiter(), ResilientRateLimiter.loggingBreaker(3, Duration.ofMillis(500)), null);
+		this.limiter = new ResilientRateLimiter(RejectionCachingRateLimiter.wrap(store).build(),
+				FailurePolicy.FAIL_OPEN, new InMemoryRateLimiter(),
+				ResilientRateLimiter.loggingBreaker(3, Duration.ofMillis(500)), null);
 	}
 
 	@AfterEach

@@ -15,15 +15,15 @@ import dev.limiter.AsyncAsBlocking;
 import dev.limiter.FailurePolicy;
 import dev.limiter.RateLimiter;
 import dev.limiter.RateLimiterContractTests;
-import dev.limiter.local.LocallyBlockingRateLimiter;
+import dev.limiter.cache.RejectionCachingRateLimiter;
 import dev.limiter.memory.InMemoryRateLimiter;
 import dev.limiter.redis.RedisRateLimiter;
 import dev.limiter.test.RedisServer;
 
 /**
  * The contract through the decorators, stacked as the starter stacks them on a healthy
- * Redis: breaker and failure policies, then the blocked-until cache, then the store; on
- * the blocking and on the non-blocking path.
+ * Redis: breaker and failure policies, then the rejection cache, then the store; on the
+ * blocking and on the non-blocking path.
  */
 class ResilientRateLimiterContractIntegrationTests {
 
@@ -50,7 +50,7 @@ class ResilientRateLimiterContractIntegrationTests {
 		if (clock != null) {
 			store.clock(clock);
 		}
-		RateLimiter cached = LocallyBlockingRateLimiter.wrap(store.build())
+		RateLimiter cached = RejectionCachingRateLimiter.wrap(store.build())
 			.clock((clock != null) ? clock : Clock.systemUTC())
 			.countRejected(countRejected)
 			.build();

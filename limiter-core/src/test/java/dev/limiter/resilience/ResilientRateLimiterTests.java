@@ -1,7 +1,5 @@
 package dev.limiter.resilience;
 
-import dev.limiter.internal.resilience.CircuitBreaker;
-
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -10,13 +8,14 @@ import java.util.concurrent.atomic.AtomicLong;
 
 import org.junit.jupiter.api.Test;
 
-import dev.limiter.internal.AbstractRateLimiter;
 import dev.limiter.Algorithm;
 import dev.limiter.Decision;
 import dev.limiter.FailurePolicy;
 import dev.limiter.Limit;
 import dev.limiter.RateLimitExceededException;
 import dev.limiter.RateLimitUnavailableException;
+import dev.limiter.internal.AbstractRateLimiter;
+import dev.limiter.internal.resilience.CircuitBreaker;
 import dev.limiter.memory.InMemoryRateLimiter;
 import dev.limiter.test.MutableClock;
 
@@ -63,18 +62,18 @@ class ResilientRateLimiterTests {
 			}
 
 			@Override
-			public Decision knownRejection(String key, long permits, List<Limit> limits) {
+			public Decision cachedRejection(String key, long permits, List<Limit> limits) {
 				return remembered;
 			}
 		};
 		ResilientRateLimiter limiter = new ResilientRateLimiter(remembering, FailurePolicy.FAIL_OPEN,
 				new InMemoryRateLimiter(MutableClock.startingNow(), false), this.breaker, null);
-		assertThat(limiter.knownRejection("k", 1, List.of(this.limit))).isSameAs(remembered);
+		assertThat(limiter.cachedRejection("k", 1, List.of(this.limit))).isSameAs(remembered);
 		this.storeDown = true;
 		limiter.acquire("k", this.limit);
 		limiter.acquire("k", this.limit);
 		assertThat(this.breaker.state()).isEqualTo(CircuitBreaker.State.OPEN);
-		assertThat(limiter.knownRejection("k", 1, List.of(this.limit))).as("the policy answers while open").isNull();
+		assertThat(limiter.cachedRejection("k", 1, List.of(this.limit))).as("the policy answers while open").isNull();
 		assertThat(this.storeCalls).hasValue(2);
 	}
 

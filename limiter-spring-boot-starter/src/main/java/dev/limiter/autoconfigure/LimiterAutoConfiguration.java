@@ -40,7 +40,7 @@ import dev.limiter.internal.web.reactive.ReactiveResponseHeaders;
 import dev.limiter.internal.web.reactive.ReactiveServerErrorRefunds;
 import dev.limiter.internal.web.reactive.ServerWebExchangeCurrentRequest;
 import dev.limiter.internal.web.reactive.ServerWebExchangeRateLimitKeyResolver;
-import dev.limiter.internal.web.servlet.KnownRejectionInterceptor;
+import dev.limiter.internal.web.servlet.CachedRejectionInterceptor;
 import dev.limiter.internal.web.servlet.RateLimitExceptionHandler;
 import dev.limiter.internal.web.servlet.RateLimitExceptionResolver;
 import dev.limiter.internal.web.servlet.RateLimitResponseHeaders;
@@ -190,18 +190,18 @@ public final class LimiterAutoConfiguration {
 
 		@Configuration(proxyBeanMethods = false)
 		@ConditionalOnClass(name = "org.aspectj.weaver.Advice")
-		@ConditionalOnProperty(name = "limiter.web.early-rejection", havingValue = "true", matchIfMissing = true)
-		static class KnownRejectionConfiguration {
+		@Conditional(OnRejectionCacheBeforeArgumentsCondition.class)
+		static class RejectionCacheConfiguration {
 
 			@Bean
 			@ConditionalOnMissingBean
-			KnownRejectionInterceptor knownRejectionInterceptor(ObjectProvider<RateLimitAspect> aspect) {
-				return new KnownRejectionInterceptor(aspect::getObject);
+			CachedRejectionInterceptor cachedRejectionInterceptor(ObjectProvider<RateLimitAspect> aspect) {
+				return new CachedRejectionInterceptor(aspect::getObject);
 			}
 
 			// Last, so that the application's own interceptors run before a rejection.
 			@Bean
-			WebMvcConfigurer limiterKnownRejectionConfigurer(KnownRejectionInterceptor interceptor) {
+			WebMvcConfigurer limiterCachedRejectionConfigurer(CachedRejectionInterceptor interceptor) {
 				return new WebMvcConfigurer() {
 
 					@Override

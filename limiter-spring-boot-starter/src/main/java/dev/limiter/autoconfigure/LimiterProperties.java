@@ -6,11 +6,12 @@ import java.util.Map;
 
 import org.springframework.beans.factory.InitializingBean;
 import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.context.properties.DeprecatedConfigurationProperty;
 
 import dev.limiter.Algorithm;
+import dev.limiter.FailurePolicy;
 import dev.limiter.internal.limits.LimitAttributes;
 import dev.limiter.internal.limits.LimitResolver;
-import dev.limiter.FailurePolicy;
 import dev.limiter.web.HeaderStyle;
 import dev.limiter.web.PathStyle;
 
@@ -84,7 +85,7 @@ public class LimiterProperties implements InitializingBean {
 
 	private final Breaker breaker = new Breaker();
 
-	private final LocalCache localCache = new LocalCache();
+	private final RejectionCache rejectionCache = new RejectionCache();
 
 	private final Memory memory = new Memory();
 
@@ -204,8 +205,19 @@ public class LimiterProperties implements InitializingBean {
 		return this.memory;
 	}
 
-	public LocalCache getLocalCache() {
-		return this.localCache;
+	public RejectionCache getRejectionCache() {
+		return this.rejectionCache;
+	}
+
+	/**
+	 * Return the rejection cache under its former name, {@code limiter.local-cache}.
+	 * @return the rejection cache
+	 * @deprecated since 1.0.0 for {@link #getRejectionCache()}
+	 */
+	@Deprecated(since = "1.0.0")
+	@DeprecatedConfigurationProperty(replacement = "limiter.rejection-cache", since = "1.0.0")
+	public RejectionCache getLocalCache() {
+		return this.rejectionCache;
 	}
 
 	public Web getWeb() {
@@ -464,9 +476,10 @@ public class LimiterProperties implements InitializingBean {
 	}
 
 	/**
-	 * The in-process cache of rejections.
+	 * The rejection cache: each instance remembers who Redis rejected until their
+	 * retry-after, and answers them again without asking Redis.
 	 */
-	public static class LocalCache {
+	public static class RejectionCache {
 
 		/**
 		 * Whether a rejected caller is rejected again in this instance without asking
@@ -479,6 +492,20 @@ public class LimiterProperties implements InitializingBean {
 		 * (those callers ask Redis) until remembered ones expire.
 		 */
 		private int maximumSize = 10_000;
+
+		/**
+		 * Whether a caller the rejection cache holds is answered in Spring MVC before the
+		 * handler's arguments are resolved, for methods whose key needs none.
+		 */
+		private boolean beforeArguments = true;
+
+		public boolean isBeforeArguments() {
+			return this.beforeArguments;
+		}
+
+		public void setBeforeArguments(boolean beforeArguments) {
+			this.beforeArguments = beforeArguments;
+		}
 
 		public boolean isEnabled() {
 			return this.enabled;
@@ -522,7 +549,7 @@ public class LimiterProperties implements InitializingBean {
 	/**
 	 * Settings of the web layer.
 	 */
-	public static class Web {
+	public class Web {
 
 		/**
 		 * Whether the default key gives each request path of a handler its own quota.
@@ -541,17 +568,26 @@ public class LimiterProperties implements InitializingBean {
 		private boolean refundServerErrors;
 
 		/**
-		 * Whether a caller the blocked-until cache remembers is answered in Spring MVC
-		 * before the handler's arguments are resolved, for methods whose key needs none.
+		 * Return whether cached rejections are answered before the handler's arguments
+		 * are resolved, under the former name {@code limiter.web.early-rejection}.
+		 * @return whether they are
+		 * @deprecated since 1.0.0 for {@link RejectionCache#isBeforeArguments()}
 		 */
-		private boolean earlyRejection = true;
-
+		@Deprecated(since = "1.0.0")
+		@DeprecatedConfigurationProperty(replacement = "limiter.rejection-cache.before-arguments", since = "1.0.0")
 		public boolean isEarlyRejection() {
-			return this.earlyRejection;
+			return LimiterProperties.this.rejectionCache.isBeforeArguments();
 		}
 
+		/**
+		 * Set whether cached rejections are answered before the handler's arguments are
+		 * resolved.
+		 * @param earlyRejection whether they are
+		 * @deprecated since 1.0.0 for {@link RejectionCache#setBeforeArguments(boolean)}
+		 */
+		@Deprecated(since = "1.0.0")
 		public void setEarlyRejection(boolean earlyRejection) {
-			this.earlyRejection = earlyRejection;
+			LimiterProperties.this.rejectionCache.setBeforeArguments(earlyRejection);
 		}
 
 		public boolean isRefundServerErrors() {

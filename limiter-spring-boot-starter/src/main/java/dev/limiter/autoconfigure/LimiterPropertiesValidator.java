@@ -6,8 +6,8 @@ import org.springframework.boot.context.properties.source.InvalidConfigurationPr
 
 import dev.limiter.Limit;
 import dev.limiter.internal.limits.InvalidLimitException;
-import dev.limiter.internal.limits.LimitResolver;
 import dev.limiter.internal.limits.LimitResolver.Spelling;
+import dev.limiter.internal.limits.LimitResolver;
 
 /**
  * Checks every {@code limiter.*} property once, when the properties are bound, so that a
@@ -46,9 +46,9 @@ final class LimiterPropertiesValidator {
 			throw new InvalidConfigurationPropertyValueException("limiter.memory.maximum-keys",
 					properties.getMemory().getMaximumKeys(), "The maximum must be at least 1, such as 100000.");
 		}
-		if (properties.getLocalCache().getMaximumSize() < 1) {
-			throw new InvalidConfigurationPropertyValueException("limiter.local-cache.maximum-size",
-					properties.getLocalCache().getMaximumSize(), "The maximum must be at least 1, such as 10000.");
+		if (properties.getRejectionCache().getMaximumSize() < 1) {
+			throw new InvalidConfigurationPropertyValueException("limiter.rejection-cache.maximum-size",
+					properties.getRejectionCache().getMaximumSize(), "The maximum must be at least 1, such as 10000.");
 		}
 		LimiterProperties.Breaker breaker = properties.getBreaker();
 		if (breaker.getFailureThreshold() < 1) {

@@ -20,10 +20,10 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 import dev.limiter.FailurePolicy;
 import dev.limiter.Limit;
 import dev.limiter.RateLimiter;
+import dev.limiter.cache.RejectionCachingRateLimiter;
 import dev.limiter.internal.redis.LimiterConnectionFactories;
 import dev.limiter.internal.resilience.CircuitBreaker;
 import dev.limiter.internal.store.LimiterRedisConnection;
-import dev.limiter.local.LocallyBlockingRateLimiter;
 import dev.limiter.memory.InMemoryRateLimiter;
 import dev.limiter.redis.RedisRateLimiter;
 import dev.limiter.resilience.ResilientRateLimiter;
@@ -32,7 +32,7 @@ import dev.limiter.resilience.ResilientRateLimiter;
  * The Redis store, when the application has one {@link RedisConnectionFactory} and
  * {@code limiter.store} is not {@code memory}. It is layered, outermost first:
  * {@link ResilientRateLimiter} (circuit breaker and failure policies),
- * {@link LocallyBlockingRateLimiter} (rejections cached until their retry-after, unless
+ * {@link RejectionCachingRateLimiter} (rejections cached until their retry-after, unless
  * disabled or rejected calls are counted), then {@link RedisRateLimiter} over the
  * limiter's own connection ({@link LimiterRedisConnection}).
  */
@@ -89,10 +89,10 @@ final class RedisStoreConfiguration {
 		warmUp(store);
 		// Inside the resilience layer: a decision taken by a failure policy never
 		// reaches the cache, so an outage cannot leave callers blocked.
-		if (properties.getLocalCache().isEnabled()) {
-			store = LocallyBlockingRateLimiter.wrap(store)
+		if (properties.getRejectionCache().isEnabled()) {
+			store = RejectionCachingRateLimiter.wrap(store)
 				.countRejected(properties.isCountRejected())
-				.maximumSize(properties.getLocalCache().getMaximumSize())
+				.maximumSize(properties.getRejectionCache().getMaximumSize())
 				.build();
 		}
 		ResilientRateLimiter limiter = new ResilientRateLimiter(store, properties.getFailure().getPolicy(),

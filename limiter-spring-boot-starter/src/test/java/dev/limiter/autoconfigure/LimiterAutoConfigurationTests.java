@@ -7,6 +7,8 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.springframework.beans.factory.DisposableBean;
 import org.springframework.beans.factory.InitializingBean;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -154,7 +156,7 @@ class LimiterAutoConfigurationTests {
 	}
 
 	@Test
-	void localCacheRejectsABlockedCallerWithoutAskingRedis() {
+	void theRejectionCacheRejectsABlockedCallerWithoutAskingRedis() {
 		RedisServer redis = RedisServer.shared();
 		redis.flushAll();
 		this.contextRunner
@@ -173,14 +175,15 @@ class LimiterAutoConfigurationTests {
 			});
 	}
 
-	@Test
-	void localCacheCanBeDisabled() {
+	@ParameterizedTest
+	@ValueSource(strings = { "limiter.rejection-cache.enabled=false", "limiter.local-cache.enabled=false" })
+	void theRejectionCacheCanBeDisabled(String setting) {
 		RedisServer redis = RedisServer.shared();
 		redis.flushAll();
 		this.contextRunner
 			.withBean(LettuceConnectionFactory.class,
 					() -> new LettuceConnectionFactory(new RedisStandaloneConfiguration(redis.host(), redis.port())))
-			.withPropertyValues("limiter.local-cache.enabled=false")
+			.withPropertyValues(setting)
 			.run((context) -> {
 				RateLimiter limiter = context.getBean(RateLimiter.class);
 				Limit limit = Limit.of(1, Duration.ofHours(1));

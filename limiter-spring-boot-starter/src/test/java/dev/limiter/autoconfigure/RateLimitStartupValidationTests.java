@@ -22,9 +22,9 @@ import dev.limiter.FailurePolicy;
 import dev.limiter.Limit;
 import dev.limiter.RateLimiter;
 import dev.limiter.annotation.RateLimit;
+import dev.limiter.cache.RejectionCachingRateLimiter;
 import dev.limiter.call.RateLimitOperation;
 import dev.limiter.internal.call.RateLimitOperationSource;
-import dev.limiter.local.LocallyBlockingRateLimiter;
 import dev.limiter.memory.InMemoryRateLimiter;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -159,8 +159,12 @@ class RateLimitStartupValidationTests {
 				Arguments.of("limiter.failure.status=500", "limiter.failure.status"),
 				Arguments.of("limiter.breaker.failure-threshold=0", "limiter.breaker.failure-threshold"),
 				Arguments.of("limiter.breaker.open-duration=-1s", "limiter.breaker.open-duration"),
+				Arguments.of("limiter.rejection-cache.enabled=maybe", "limiter.rejection-cache.enabled"),
+				Arguments.of("limiter.rejection-cache.maximum-size=0", "limiter.rejection-cache.maximum-size"),
+				Arguments.of("limiter.rejection-cache.before-arguments=maybe",
+						"limiter.rejection-cache.before-arguments"),
 				Arguments.of("limiter.local-cache.enabled=maybe", "limiter.local-cache.enabled"),
-				Arguments.of("limiter.local-cache.maximum-size=0", "limiter.local-cache.maximum-size"),
+				Arguments.of("limiter.local-cache.maximum-size=0", "limiter.rejection-cache.maximum-size"),
 				Arguments.of("limiter.memory.maximum-keys=0", "limiter.memory.maximum-keys"),
 				Arguments.of("limiter.algorithm=leaky-bucket", "limiter.algorithm"),
 				Arguments.of("limiter.shadow=maybe", "limiter.shadow"),
@@ -181,8 +185,8 @@ class RateLimitStartupValidationTests {
 	void theStoresBoundsDefaultToTheEnginesOwn() {
 		LimiterProperties properties = new LimiterProperties();
 		assertThat(properties.getMemory().getMaximumKeys()).isEqualTo(InMemoryRateLimiter.DEFAULT_MAXIMUM_KEYS);
-		assertThat(properties.getLocalCache().getMaximumSize())
-			.isEqualTo(LocallyBlockingRateLimiter.DEFAULT_MAXIMUM_SIZE);
+		assertThat(properties.getRejectionCache().getMaximumSize())
+			.isEqualTo(RejectionCachingRateLimiter.DEFAULT_MAXIMUM_SIZE);
 	}
 
 	@Test

@@ -58,7 +58,7 @@ final class FailoverLoad {
 	/**
 	 * Return the application these tests run: Spring Boot's Redis auto-configuration and
 	 * the starter, the limiter's timeout at 200 ms, and every call going to Redis (the
-	 * blocked-until cache would answer most of them).
+	 * rejection cache would answer most of them).
 	 * @param redisProperties how the application finds Redis, as
 	 * {@code spring.data.redis.*} properties
 	 */
@@ -66,7 +66,7 @@ final class FailoverLoad {
 		return new ApplicationContextRunner()
 			.withConfiguration(AutoConfigurations.of(BootRedisAutoConfiguration.type(), LimiterAutoConfiguration.class))
 			.withPropertyValues(redisProperties)
-			.withPropertyValues("limiter.timeout=200ms", "limiter.local-cache.enabled=false");
+			.withPropertyValues("limiter.timeout=200ms", "limiter.rejection-cache.enabled=false");
 	}
 
 	FailoverLoad(RateLimiter limiter, Limit limit, int threads) {

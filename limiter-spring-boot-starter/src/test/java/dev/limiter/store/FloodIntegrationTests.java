@@ -17,7 +17,6 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
-
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
@@ -38,7 +37,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * A flood of 1,000,000 distinct callers through one application, each with a key of its
  * own ({@code key = "#user"}), through the aspect and the Redis store: the JVM's heap
- * after a full GC stays where it was (the blocked-until cache is bounded, SpEL and metric
+ * after a full GC stays where it was (the rejection cache is bounded, SpEL and metric
  * state is per method, not per caller), and Redis's memory returns to its baseline within
  * the window after the flood, every key expiring.
  */
@@ -81,7 +80,7 @@ class FloodIntegrationTests {
 				long start = System.nanoTime();
 				long[] outcome = run(callers, "caller-", CALLERS, THREADS);
 				// A second call of each thread's last 5,000 callers, inside their window:
-				// rejected, and remembered by the blocked-until cache (at most 10,000).
+				// rejected, and remembered by the rejection cache (at most 10,000).
 				long rejectedAgain = 0;
 				for (int t = 0; t < THREADS; t++) {
 					int to = (t + 1) * CALLERS / THREADS;

@@ -54,10 +54,10 @@ class ReactiveRateLimitIntegrationTests {
 		// watched by name; nothing on them may block, not even a method's first call.
 		NonBlockingThreads.watch(NonBlockingThreads.NETTY_AND_LETTUCE);
 		context = new SpringApplicationBuilder(ReactiveApplication.class).web(WebApplicationType.REACTIVE)
-			// Without the blocked-until cache, so that each test starts from an empty
+			// Without the rejection cache, so that each test starts from an empty
 			// Redis.
 			.properties("server.port=0", "spring.data.redis.host=" + redis.host(),
-					"spring.data.redis.port=" + redis.port(), "limiter.local-cache.enabled=false",
+					"spring.data.redis.port=" + redis.port(), "limiter.rejection-cache.enabled=false",
 					"limiter.web.refund-server-errors=true", "limiter.limits.tiers.plans.pro.threshold=6")
 			.run();
 		String port = context.getEnvironment().getProperty("local.server.port");

@@ -15,7 +15,7 @@ import dev.limiter.key.RateLimitKeyResolver;
  * Prepares every call of a rate-limited method the same way, whichever stack serves it:
  * the plan picks the numbers, the condition decides whether the call counts at all, then
  * the key says whose counters it takes. The blocking path, the reactive path and the
- * early answer of known rejections all start here, so a rule added to one is added to
+ * early answer of cached rejections all start here, so a rule added to one is added to
  * all; they differ only in how they wait for the store and how they answer.
  */
 final class CallPreparation {
@@ -75,7 +75,7 @@ final class CallPreparation {
 
 	/**
 	 * Return whether the default key can be known without a call's arguments, which the
-	 * early answer of known rejections asks before it looks up the method's operation.
+	 * early answer of cached rejections asks before it looks up the method's operation.
 	 * @return whether the key resolver reads no argument
 	 */
 	boolean keysWithoutArguments() {

@@ -218,7 +218,7 @@ public class RateLimitAspect implements MethodInterceptor, Ordered {
 	 * @param targetClass the class of the target object
 	 * @throws RateLimitExceededException if the limiter knows the call is rejected
 	 */
-	public void rejectKnown(Method method, Class<?> targetClass) {
+	public void rejectCached(Method method, Class<?> targetClass) {
 		if (!this.preparation.keysWithoutArguments()) {
 			return;
 		}
@@ -229,7 +229,7 @@ public class RateLimitAspect implements MethodInterceptor, Ordered {
 			return;
 		}
 		long start = System.nanoTime();
-		Decision known = this.rateLimiter.knownRejection(prepared.key(), operation.getPermits(),
+		Decision known = this.rateLimiter.cachedRejection(prepared.key(), operation.getPermits(),
 				operation.getEnforcedLimits());
 		if (known == null || operation.waitsFor(known)) {
 			return;

@@ -49,14 +49,14 @@ import dev.limiter.internal.web.RateLimitResponses;
  * serialized once per distinct problem (the same limit, path, message and seconds to
  * wait), and its bytes are written again for the next rejections with the same problem.
  * <p>
- * A rate limiter exists to shed load cheaply, and a rejection answered from the
- * blocked-until cache spent most of its time in that lookup and invocation. Whenever the
- * answer could differ from the handler's, the resolver steps aside and Spring MVC
- * resolves the exception as usual: when the controller or an advice ahead of Limiter's
- * handles the exception, when the application has {@link ResponseBodyAdvice} or
- * error-response interceptors, when the handler is not an annotated controller method,
- * and when the request path ends in a file extension or path parameters (Spring MVC may
- * then add a {@code Content-Disposition} header).
+ * A rate limiter exists to shed load cheaply, and a rejection answered from the rejection
+ * cache spent most of its time in that lookup and invocation. Whenever the answer could
+ * differ from the handler's, the resolver steps aside and Spring MVC resolves the
+ * exception as usual: when the controller or an advice ahead of Limiter's handles the
+ * exception, when the application has {@link ResponseBodyAdvice} or error-response
+ * interceptors, when the handler is not an annotated controller method, and when the
+ * request path ends in a file extension or path parameters (Spring MVC may then add a
+ * {@code Content-Disposition} header).
  */
 public class RateLimitExceptionResolver implements HandlerExceptionResolver, Ordered {
 

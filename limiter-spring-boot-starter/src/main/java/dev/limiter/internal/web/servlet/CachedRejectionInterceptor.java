@@ -27,13 +27,13 @@ import dev.limiter.internal.call.RateLimitAspect;
  * <p>
  * Registered last among the application's interceptors, so that those the application
  * adds (a locale change, an authentication check) still run first. A rejection known here
- * is one the blocked-until cache remembers; every other call goes on to the method, where
+ * is one the rejection cache remembers; every other call goes on to the method, where
  * {@link RateLimitAspect} decides as before. What a caller can see: a request that would
  * fail argument resolution or validation (a 400) gets the 429 when its caller is blocked.
  * Methods on which other advice runs before Limiter's (method security, say) are left to
  * the call, so that advice keeps its turn.
  */
-public class KnownRejectionInterceptor implements HandlerInterceptor {
+public class CachedRejectionInterceptor implements HandlerInterceptor {
 
 	private static final AdvisorChainFactory CHAINS = new DefaultAdvisorChainFactory();
 
@@ -48,7 +48,7 @@ public class KnownRejectionInterceptor implements HandlerInterceptor {
 	 * @param aspect supplies the aspect that limits the methods, on first use so that the
 	 * store is not created with the handler mappings
 	 */
-	public KnownRejectionInterceptor(Supplier<RateLimitAspect> aspect) {
+	public CachedRejectionInterceptor(Supplier<RateLimitAspect> aspect) {
 		if (aspect == null) {
 			throw new IllegalArgumentException("aspect must not be null");
 		}
@@ -61,7 +61,7 @@ public class KnownRejectionInterceptor implements HandlerInterceptor {
 		// that was already admitted, whatever the cache has learnt since.
 		if (request.getDispatcherType() == DispatcherType.REQUEST && handler instanceof HandlerMethod handlerMethod
 				&& limitedFirst(handlerMethod)) {
-			aspect().rejectKnown(handlerMethod.getMethod(), handlerMethod.getBeanType());
+			aspect().rejectCached(handlerMethod.getMethod(), handlerMethod.getBeanType());
 		}
 		return true;
 	}

@@ -9,6 +9,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.aopalliance.intercept.MethodInterceptor;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.springframework.aop.support.DefaultPointcutAdvisor;
 import org.springframework.aop.support.annotation.AnnotationMatchingPointcut;
 import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
@@ -28,11 +30,11 @@ import dev.limiter.Decision;
 import dev.limiter.Limit;
 import dev.limiter.RateLimiter;
 import dev.limiter.annotation.RateLimit;
+import dev.limiter.cache.RejectionCachingRateLimiter;
 import dev.limiter.call.RateLimitDecisionListener;
 import dev.limiter.call.RateLimitOperation;
 import dev.limiter.internal.AbstractRateLimiter;
-import dev.limiter.internal.web.servlet.KnownRejectionInterceptor;
-import dev.limiter.local.LocallyBlockingRateLimiter;
+import dev.limiter.internal.web.servlet.CachedRejectionInterceptor;
 import dev.limiter.redis.RedisRateLimiter;
 import dev.limiter.test.MutableClock;
 
@@ -47,12 +49,12 @@ import static org.springframework.test.web.servlet.request.MockMvcRequestBuilder
 import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.request;
 
 /**
- * A caller whom the blocked-until cache remembers is answered by
- * {@link KnownRejectionInterceptor} before Spring MVC resolves the method's arguments:
+ * A caller whom the rejection cache remembers is answered by
+ * {@link CachedRejectionInterceptor} before Spring MVC resolves the method's arguments:
  * with the very bytes of the store's rejection, told to the listeners, and with nothing
  * recorded in Redis.
  */
-class KnownRejectionWebIntegrationTests {
+class RejectionCacheWebIntegrationTests {
 
 	private final WebApplicationContextRunner contextRunner = WebTests.contextRunner(WebConfiguration.class,
 			StoreConfiguration.class);
@@ -84,11 +86,12 @@ class KnownRejectionWebIntegrationTests {
 		});
 	}
 
-	@Test
-	void everyCallIsLeftToTheAspectWhenSwitchedOff() {
-		this.contextRunner.withPropertyValues("limiter.web.early-rejection=false").run((context) -> {
+	@ParameterizedTest
+	@ValueSource(strings = { "limiter.rejection-cache.before-arguments=false", "limiter.web.early-rejection=false" })
+	void everyCallIsLeftToTheAspectWhenSwitchedOff(String setting) {
+		this.contextRunner.withPropertyValues(setting).run((context) -> {
 			MockMvc mvc = mvc(context);
-			assertThat(context).doesNotHaveBean(KnownRejectionInterceptor.class);
+			assertThat(context).doesNotHaveBean(CachedRejectionInterceptor.class);
 			assertThat(call(mvc, get("/items").param("page", "1")).getStatus()).isEqualTo(200);
 			assertThat(call(mvc, get("/items").param("page", "1")).getStatus()).isEqualTo(429);
 			assertThat(call(mvc, get("/items")).getStatus()).as("arguments first").isEqualTo(400);
@@ -186,7 +189,7 @@ class KnownRejectionWebIntegrationTests {
 
 		@Bean
 		RateLimiter rateLimiter(CountingStore store, MutableClock clock) {
-			return LocallyBlockingRateLimiter.wrap(store).clock(clock).build();
+			return RejectionCachingRateLimiter.wrap(store).clock(clock).build();
 		}
 
 	}

@@ -1,4 +1,4 @@
-package dev.limiter.local;
+package dev.limiter.cache;
 
 import java.time.Clock;
 import java.time.Duration;
@@ -7,11 +7,11 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 
-import dev.limiter.internal.AbstractRateLimiter;
 import dev.limiter.Decision;
 import dev.limiter.Limit;
-import dev.limiter.Usage;
 import dev.limiter.RateLimiter;
+import dev.limiter.Usage;
+import dev.limiter.internal.AbstractRateLimiter;
 
 /**
  * A {@link RateLimiter} decorator that remembers, per caller key and set of limits, until
@@ -35,7 +35,7 @@ import dev.limiter.RateLimiter;
  * the map is full, and while it stays full of live blocks new ones are not remembered
  * (those calls simply go to the store).
  */
-public final class LocallyBlockingRateLimiter extends AbstractRateLimiter {
+public final class RejectionCachingRateLimiter extends AbstractRateLimiter {
 
 	/** The number of blocks remembered when none is configured. */
 	public static final int DEFAULT_MAXIMUM_SIZE = 10_000;
@@ -50,7 +50,7 @@ public final class LocallyBlockingRateLimiter extends AbstractRateLimiter {
 
 	private volatile long nextSweepNanos = Long.MIN_VALUE;
 
-	private LocallyBlockingRateLimiter(RateLimiter delegate, Clock clock, int maximumSize) {
+	private RejectionCachingRateLimiter(RateLimiter delegate, Clock clock, int maximumSize) {
 		this.delegate = delegate;
 		this.clock = clock;
 		this.maximumSize = maximumSize;
@@ -96,7 +96,7 @@ public final class LocallyBlockingRateLimiter extends AbstractRateLimiter {
 	 * it now; {@code null} when none is remembered (the call has to reach the store).
 	 */
 	@Override
-	public Decision knownRejection(String key, long permits, List<Limit> limits) {
+	public Decision cachedRejection(String key, long permits, List<Limit> limits) {
 		return blocked(new CacheKey(key, limits), permits, nanos(this.clock));
 	}
 
@@ -263,7 +263,7 @@ public final class LocallyBlockingRateLimiter extends AbstractRateLimiter {
 	}
 
 	/**
-	 * Builds a {@link LocallyBlockingRateLimiter}.
+	 * Builds a {@link RejectionCachingRateLimiter}.
 	 */
 	public static final class Builder {
 
@@ -324,7 +324,7 @@ public final class LocallyBlockingRateLimiter extends AbstractRateLimiter {
 			if (this.countRejected) {
 				return this.delegate;
 			}
-			return new LocallyBlockingRateLimiter(this.delegate, this.clock, this.maximumSize);
+			return new RejectionCachingRateLimiter(this.delegate, this.clock, this.maximumSize);
 		}
 
 	}

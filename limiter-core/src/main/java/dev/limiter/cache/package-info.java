@@ -1,4 +1,4 @@
 /**
  * Decorators that answer some calls in the JVM, without asking the shared store.
  */
-package dev.limiter.local;
+package dev.limiter.cache;

@@ -1,4 +1,4 @@
-package dev.limiter.local;
+package dev.limiter.cache;
 
 import java.time.Duration;
 import java.time.Instant;
@@ -20,9 +20,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 
 /**
- * Tests for {@link LocallyBlockingRateLimiter}.
+ * Tests for {@link RejectionCachingRateLimiter}.
  */
-class LocallyBlockingRateLimiterTests {
+class RejectionCachingRateLimiterTests {
 
 	private static final Limit TWO_PER_10S = Limit.of(2, Duration.ofSeconds(10));
 
@@ -32,7 +32,7 @@ class LocallyBlockingRateLimiterTests {
 
 	private final CountingLimiter store = new CountingLimiter(new InMemoryRateLimiter(this.clock, false));
 
-	private final RateLimiter limiter = LocallyBlockingRateLimiter.wrap(this.store).clock(this.clock).build();
+	private final RateLimiter limiter = RejectionCachingRateLimiter.wrap(this.store).clock(this.clock).build();
 
 	@Test
 	void rejectsLocallyUntilTheStoreWouldAdmit() {
@@ -56,23 +56,23 @@ class LocallyBlockingRateLimiterTests {
 
 	@Test
 	void aKnownRejectionIsTheRememberedOneAndAsksNothing() {
-		assertThat(this.limiter.knownRejection("user", 1, List.of(TWO_PER_10S))).isNull();
+		assertThat(this.limiter.cachedRejection("user", 1, List.of(TWO_PER_10S))).isNull();
 		this.limiter.acquire("user", TWO_PER_10S);
 		this.limiter.acquire("user", TWO_PER_10S);
-		assertThat(this.limiter.knownRejection("user", 1, List.of(TWO_PER_10S))).as("no rejection yet").isNull();
+		assertThat(this.limiter.cachedRejection("user", 1, List.of(TWO_PER_10S))).as("no rejection yet").isNull();
 		Decision fromStore = this.limiter.acquire("user", TWO_PER_10S);
 		assertThat(fromStore.isAllowed()).isFalse();
 		this.clock.advance(Duration.ofSeconds(4));
-		Decision known = this.limiter.knownRejection("user", 1, List.of(TWO_PER_10S));
+		Decision known = this.limiter.cachedRejection("user", 1, List.of(TWO_PER_10S));
 		assertThat(this.store.calls()).isEqualTo(3);
 		Decision acquired = this.limiter.acquire("user", TWO_PER_10S);
 		assertThat(known).usingRecursiveComparison().isEqualTo(acquired);
 		assertThat(known.retryAfter()).isEqualTo(Duration.ofSeconds(6));
-		assertThat(this.limiter.knownRejection("user", 2, List.of(TWO_PER_10S))).as("other permits").isNull();
-		assertThat(this.limiter.knownRejection("other", 1, List.of(TWO_PER_10S))).as("other key").isNull();
-		assertThat(this.limiter.knownRejection("user", 1, List.of(FIVE_PER_MINUTE))).as("other limits").isNull();
+		assertThat(this.limiter.cachedRejection("user", 2, List.of(TWO_PER_10S))).as("other permits").isNull();
+		assertThat(this.limiter.cachedRejection("other", 1, List.of(TWO_PER_10S))).as("other key").isNull();
+		assertThat(this.limiter.cachedRejection("user", 1, List.of(FIVE_PER_MINUTE))).as("other limits").isNull();
 		this.clock.advance(Duration.ofSeconds(6));
-		assertThat(this.limiter.knownRejection("user", 1, List.of(TWO_PER_10S))).as("block over").isNull();
+		assertThat(this.limiter.cachedRejection("user", 1, List.of(TWO_PER_10S))).as("block over").isNull();
 		assertThat(this.store.calls()).isEqualTo(3);
 	}
 
@@ -125,7 +125,7 @@ class LocallyBlockingRateLimiterTests {
 		this.limiter.acquire("user", TWO_PER_10S);
 		assertThat(this.limiter.acquire("user", TWO_PER_10S).isAllowed()).isFalse();
 		int calls = this.store.calls();
-		((LocallyBlockingRateLimiter) this.limiter).forget("user");
+		((RejectionCachingRateLimiter) this.limiter).forget("user");
 		assertThat(this.limiter.acquire("user", TWO_PER_10S).isAllowed()).isFalse();
 		assertThat(this.store.calls()).isEqualTo(calls + 1);
 	}
@@ -178,7 +178,7 @@ class LocallyBlockingRateLimiterTests {
 			this.clock.advance(Duration.ofMillis(40));
 			return decision;
 		};
-		RateLimiter limiter = LocallyBlockingRateLimiter.wrap(slow).clock(this.clock).build();
+		RateLimiter limiter = RejectionCachingRateLimiter.wrap(slow).clock(this.clock).build();
 		limiter.acquire("user", TWO_PER_10S);
 		limiter.acquire("user", TWO_PER_10S);
 		Decision rejected = limiter.acquire("user", TWO_PER_10S);
@@ -200,7 +200,7 @@ class LocallyBlockingRateLimiterTests {
 
 	@Test
 	void rememberedBlocksAreBounded() {
-		LocallyBlockingRateLimiter limiter = (LocallyBlockingRateLimiter) LocallyBlockingRateLimiter.wrap(this.store)
+		RejectionCachingRateLimiter limiter = (RejectionCachingRateLimiter) RejectionCachingRateLimiter.wrap(this.store)
 			.clock(this.clock)
 			.maximumSize(3)
 			.build();
@@ -218,7 +218,7 @@ class LocallyBlockingRateLimiterTests {
 
 	@Test
 	void countingRejectedCallsTurnsItOff() {
-		RateLimiter built = LocallyBlockingRateLimiter.wrap(this.store).countRejected(true).build();
+		RateLimiter built = RejectionCachingRateLimiter.wrap(this.store).countRejected(true).build();
 		assertThat(built).isSameAs(this.store);
 	}
 
@@ -233,7 +233,7 @@ class LocallyBlockingRateLimiterTests {
 
 	@Test
 	void wrapRequiresADelegate() {
-		assertThatIllegalArgumentException().isThrownBy(() -> LocallyBlockingRateLimiter.wrap(null))
+		assertThatIllegalArgumentException().isThrownBy(() -> RejectionCachingRateLimiter.wrap(null))
 			.withMessage("delegate must not be null");
 	}
 
