@@ -127,13 +127,9 @@ public final class Decision {
 		return this.resetAfter;
 	}
 
-	/**
-	 * Return a copy of this decision marked as taken without the store, by a
-	 * {@link FailurePolicy}.
-	 * @param policy the policy that decided
-	 * @return the degraded decision
-	 */
-	public Decision decidedBy(FailurePolicy policy) {
+	// Protocol for Limiter's stores and decorators, reached through
+	// dev.limiter.internal.Decisions.
+	private Decision decidedBy(FailurePolicy policy) {
 		if (policy == null) {
 			throw new IllegalArgumentException("policy must not be null");
 		}
@@ -141,16 +137,7 @@ public final class Decision {
 				this.decidedAtMicros, policy, null);
 	}
 
-	/**
-	 * Return a copy of this admitted decision that remembers what it took, so that
-	 * {@link RateLimiter#release(Decision)} can give it back; stores call it.
-	 * @param key the key
-	 * @param permits the permits taken
-	 * @param limits the limits they were taken under
-	 * @param member the store's mark of this call, or {@code null} when it keeps none
-	 * @return the decision
-	 */
-	public Decision granting(String key, long permits, List<Limit> limits, String member) {
+	private Decision granting(String key, long permits, List<Limit> limits, String member) {
 		if (!this.allowed) {
 			return this;
 		}
@@ -242,14 +229,26 @@ public final class Decision {
 			this.atMicros = atMicros;
 		}
 
+		/**
+		 * Return the key the permits were taken under.
+		 * @return the key
+		 */
 		public String key() {
 			return this.key;
 		}
 
+		/**
+		 * Return the permits taken.
+		 * @return the permits
+		 */
 		public long permits() {
 			return this.permits;
 		}
 
+		/**
+		 * Return the limits the permits were taken under.
+		 * @return the limits
+		 */
 		public List<Limit> limits() {
 			return this.limits;
 		}
@@ -270,11 +269,9 @@ public final class Decision {
 			return this.atMicros;
 		}
 
-		/**
-		 * Mark the grant as given back.
-		 * @return {@code true} the first time only
-		 */
-		public boolean release() {
+		// Reached through dev.limiter.internal.Decisions: a refund gives a grant back
+		// once.
+		private boolean claim() {
 			return this.released.compareAndSet(false, true);
 		}
 

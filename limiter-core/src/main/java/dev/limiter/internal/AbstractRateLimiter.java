@@ -1,16 +1,16 @@
 package dev.limiter.internal;
 
-import dev.limiter.Decision;
-import dev.limiter.Limit;
-import dev.limiter.RateLimiter;
-import dev.limiter.Usage;
-
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+
+import dev.limiter.Decision;
+import dev.limiter.Limit;
+import dev.limiter.RateLimiter;
+import dev.limiter.Usage;
 
 /**
  * Base class for {@link RateLimiter} implementations: checks the arguments of every call
@@ -59,7 +59,7 @@ public abstract class AbstractRateLimiter implements RateLimiter {
 	@Override
 	public boolean release(Decision decision) {
 		Decision.Grant grant = (decision != null) ? decision.grant() : null;
-		if (grant == null || !grant.release()) {
+		if (grant == null || !Decisions.claim(grant)) {
 			return false;
 		}
 		doRelease(grant);

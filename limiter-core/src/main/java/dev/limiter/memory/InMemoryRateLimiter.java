@@ -12,11 +12,12 @@ import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import dev.limiter.internal.AbstractRateLimiter;
 import dev.limiter.Decision;
 import dev.limiter.FailurePolicy;
 import dev.limiter.Limit;
 import dev.limiter.Usage;
+import dev.limiter.internal.AbstractRateLimiter;
+import dev.limiter.internal.Decisions;
 
 /**
  * A {@link dev.limiter.RateLimiter} that keeps the same state as the Redis one, for every
@@ -111,7 +112,7 @@ public final class InMemoryRateLimiter extends AbstractRateLimiter {
 		if (this.calls.incrementAndGet() >= this.nextSweep) {
 			sweep(now);
 		}
-		return decision.granting(key, permits, limits, null);
+		return Decisions.granting(decision, key, permits, limits, null);
 	}
 
 	@Override

@@ -12,10 +12,11 @@ import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.core.RedisOperations;
 import org.springframework.data.redis.core.script.RedisScript;
 
-import dev.limiter.internal.AbstractRateLimiter;
 import dev.limiter.Decision;
 import dev.limiter.Limit;
 import dev.limiter.Usage;
+import dev.limiter.internal.AbstractRateLimiter;
+import dev.limiter.internal.Decisions;
 
 /**
  * A {@link dev.limiter.RateLimiter} that keeps the state of every limit of a key in Redis
@@ -119,7 +120,7 @@ public final class RedisRateLimiter extends AbstractRateLimiter implements AutoC
 		String member = member();
 		List<Long> reply = this.executor.execute(LimitScript.acquireScript(limits, this.countRejected),
 				LimitScript.keys(this.keyPrefix, key, limits), acquireArgs(permits, member, limits));
-		return LimitScript.read(reply, limits).granting(key, permits, limits, member);
+		return Decisions.granting(LimitScript.read(reply, limits), key, permits, limits, member);
 	}
 
 	@Override
@@ -128,7 +129,7 @@ public final class RedisRateLimiter extends AbstractRateLimiter implements AutoC
 		return this.executor
 			.executeAsync(LimitScript.acquireScript(limits, this.countRejected),
 					LimitScript.keys(this.keyPrefix, key, limits), acquireArgs(permits, member, limits))
-			.thenApply((reply) -> LimitScript.read(reply, limits).granting(key, permits, limits, member));
+			.thenApply((reply) -> Decisions.granting(LimitScript.read(reply, limits), key, permits, limits, member));
 	}
 
 	@Override

@@ -16,6 +16,7 @@ import dev.limiter.RateLimiter;
 import dev.limiter.Usage;
 import dev.limiter.cache.RejectionCachingRateLimiter;
 import dev.limiter.internal.AbstractRateLimiter;
+import dev.limiter.internal.Decisions;
 import dev.limiter.internal.resilience.CircuitBreaker;
 import dev.limiter.memory.InMemoryRateLimiter;
 
@@ -248,7 +249,7 @@ public final class ResilientRateLimiter extends AbstractRateLimiter {
 	}
 
 	private Decision degraded(Decision decision, FailurePolicy policy) {
-		Decision degraded = decision.decidedBy(policy);
+		Decision degraded = Decisions.decidedBy(decision, policy);
 		this.listener.degraded(degraded, policy);
 		return degraded;
 	}

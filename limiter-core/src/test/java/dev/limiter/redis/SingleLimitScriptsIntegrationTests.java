@@ -8,7 +8,6 @@ import java.util.Random;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
-
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.script.RedisScript;
@@ -17,6 +16,7 @@ import dev.limiter.Algorithm;
 import dev.limiter.Decision;
 import dev.limiter.Limit;
 import dev.limiter.RateLimiterContractTests;
+import dev.limiter.internal.Decisions;
 import dev.limiter.test.RedisServer;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -119,8 +119,8 @@ class SingleLimitScriptsIntegrationTests {
 
 	/** Give back, through the composed script, a grant made at {@code at} on one twin. */
 	private void release(String prefix, Limit limit, long permits, long call, long at, long now) {
-		Decision.Grant released = Decision.allowed(limit, 0, Duration.ZERO, at)
-			.granting("k", permits, List.of(limit), "m" + call)
+		Decision.Grant released = Decisions
+			.granting(Decision.allowed(limit, 0, Duration.ZERO, at), "k", permits, List.of(limit), "m" + call)
 			.grant();
 		this.executor.execute(LimitScript.script(List.of(limit)), LimitScript.keys(prefix, "k", List.of(limit)),
 				LimitScript.releaseArgs(now, released));

@@ -35,6 +35,7 @@ import dev.limiter.RateLimitExceededException;
 import dev.limiter.RateLimiter;
 import dev.limiter.annotation.RateLimit;
 import dev.limiter.internal.AbstractRateLimiter;
+import dev.limiter.internal.Decisions;
 import dev.limiter.internal.web.servlet.RateLimitExceptionResolver;
 import dev.limiter.redis.RedisRateLimiter;
 import dev.limiter.test.MutableClock;
@@ -272,8 +273,8 @@ class RejectionPathWebIntegrationTests {
 		protected Decision doAcquire(String key, long permits, List<Limit> limits) {
 			Limit limit = limits.get(0);
 			if (limit.name().equals("closed")) {
-				return Decision.rejected(limit, -1, Duration.ofSeconds(5), Duration.ZERO, 0)
-					.decidedBy(FailurePolicy.FAIL_CLOSED);
+				return Decisions.decidedBy(Decision.rejected(limit, -1, Duration.ofSeconds(5), Duration.ZERO, 0),
+						FailurePolicy.FAIL_CLOSED);
 			}
 			return this.store.acquire(key, permits, limits);
 		}

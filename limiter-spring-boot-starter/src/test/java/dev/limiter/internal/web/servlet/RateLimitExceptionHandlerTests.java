@@ -14,6 +14,7 @@ import dev.limiter.FailurePolicy;
 import dev.limiter.Limit;
 import dev.limiter.RateLimitExceededException;
 import dev.limiter.RateLimitUnavailableException;
+import dev.limiter.internal.Decisions;
 import dev.limiter.internal.web.RateLimitHeaders;
 import dev.limiter.internal.web.RateLimitProblems;
 import dev.limiter.web.HeaderStyle;
@@ -52,8 +53,9 @@ class RateLimitExceptionHandlerTests {
 
 	@Test
 	void aFailClosedRejectionIsTheConfiguredStatusWithoutQuotaHeaders() {
-		Decision decision = Decision.rejected(this.limit, 0, Duration.ofSeconds(1), Duration.ofSeconds(1), 0)
-			.decidedBy(FailurePolicy.FAIL_CLOSED);
+		Decision decision = Decisions.decidedBy(
+				Decision.rejected(this.limit, 0, Duration.ofSeconds(1), Duration.ofSeconds(1), 0),
+				FailurePolicy.FAIL_CLOSED);
 		ResponseEntity<ProblemDetail> response = this.handler
 			.handleRateLimitUnavailable(RateLimitUnavailableException.of("k", decision));
 		assertThat(response.getStatusCode().value()).isEqualTo(503);

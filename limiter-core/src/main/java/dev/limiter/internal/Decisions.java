@@ -1,0 +1,103 @@
+package dev.limiter.internal;
+
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
+import java.util.List;
+
+import dev.limiter.Decision;
+import dev.limiter.FailurePolicy;
+import dev.limiter.Limit;
+
+/**
+ * The part of {@link Decision} that only Limiter's own stores and decorators use: a
+ * decision that remembers its grant for a refund, a decision taken by a failure policy,
+ * and the one-time claim of a grant. The value type keeps these private, so that users
+ * see a plain answer; this class reaches them through method handles, looked up once.
+ */
+public final class Decisions {
+
+	private static final MethodHandle GRANTING;
+
+	private static final MethodHandle DECIDED_BY;
+
+	private static final MethodHandle CLAIM;
+
+	static {
+		try {
+			MethodHandles.Lookup decision = MethodHandles.privateLookupIn(Decision.class, MethodHandles.lookup());
+			GRANTING = decision.findVirtual(Decision.class, "granting",
+					MethodType.methodType(Decision.class, String.class, long.class, List.class, String.class));
+			DECIDED_BY = decision.findVirtual(Decision.class, "decidedBy",
+					MethodType.methodType(Decision.class, FailurePolicy.class));
+			MethodHandles.Lookup grant = MethodHandles.privateLookupIn(Decision.Grant.class, MethodHandles.lookup());
+			CLAIM = grant.findVirtual(Decision.Grant.class, "claim", MethodType.methodType(boolean.class));
+		}
+		catch (ReflectiveOperationException ex) {
+			throw new ExceptionInInitializerError(ex);
+		}
+	}
+
+	private Decisions() {
+	}
+
+	/**
+	 * Return a copy of an admitted decision that remembers what it took, so that
+	 * {@code RateLimiter.release} can give it back; a rejection is returned as it is.
+	 * @param decision the store's decision
+	 * @param key the key
+	 * @param permits the permits taken
+	 * @param limits the limits they were taken under
+	 * @param member the store's mark of this call, or {@code null} when it keeps none
+	 * @return the decision
+	 */
+	public static Decision granting(Decision decision, String key, long permits, List<Limit> limits, String member) {
+		try {
+			return (Decision) GRANTING.invokeExact(decision, key, permits, limits, member);
+		}
+		catch (Throwable ex) {
+			throw rethrown(ex);
+		}
+	}
+
+	/**
+	 * Return a copy of a decision marked as taken without the store, by a failure policy;
+	 * it carries no grant.
+	 * @param decision the decision
+	 * @param policy the policy that decided
+	 * @return the degraded decision
+	 */
+	public static Decision decidedBy(Decision decision, FailurePolicy policy) {
+		try {
+			return (Decision) DECIDED_BY.invokeExact(decision, policy);
+		}
+		catch (Throwable ex) {
+			throw rethrown(ex);
+		}
+	}
+
+	/**
+	 * Claim a grant for a refund.
+	 * @param grant the grant
+	 * @return {@code true} the first time only
+	 */
+	public static boolean claim(Decision.Grant grant) {
+		try {
+			return (boolean) CLAIM.invokeExact(grant);
+		}
+		catch (Throwable ex) {
+			throw rethrown(ex);
+		}
+	}
+
+	private static RuntimeException rethrown(Throwable ex) {
+		if (ex instanceof RuntimeException runtime) {
+			throw runtime;
+		}
+		if (ex instanceof Error error) {
+			throw error;
+		}
+		throw new IllegalStateException(ex);
+	}
+
+}
