@@ -8,7 +8,7 @@ import org.springframework.web.bind.annotation.RestController;
 import dev.limiter.annotation.RateLimit;
 
 /**
- * The README's quick start: one limited endpoint.
+ * The README's quick start, and two limits the no-Redis check calls.
  */
 @SpringBootApplication
 @RestController
@@ -18,6 +18,18 @@ public class ConsumerApplication {
 	@GetMapping("/greet")
 	public String greet() {
 		return "hello";
+	}
+
+	@RateLimit(period = 30, threshold = 3)
+	@GetMapping("/three")
+	public String three() {
+		return "three";
+	}
+
+	@RateLimit(period = 30, threshold = 10)
+	@GetMapping("/ten")
+	public String ten() {
+		return "ten";
 	}
 
 	public static void main(String[] args) {

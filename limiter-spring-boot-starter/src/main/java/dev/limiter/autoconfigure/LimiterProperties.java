@@ -414,9 +414,11 @@ public class LimiterProperties implements InitializingBean {
 	public static class Failure {
 
 		/**
-		 * Policy of limits that set none of their own.
+		 * Policy of limits that set none of their own: local counts each instance in
+		 * memory while Redis cannot answer, so limits hold per instance instead of not at
+		 * all.
 		 */
-		private FailurePolicy policy = FailurePolicy.FAIL_OPEN;
+		private FailurePolicy policy = FailurePolicy.LOCAL;
 
 		/**
 		 * HTTP status of a call that a fail-closed limit rejects because Redis is

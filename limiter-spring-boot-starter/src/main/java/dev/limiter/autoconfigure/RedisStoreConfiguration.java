@@ -100,12 +100,13 @@ final class RedisStoreConfiguration {
 						properties.getMemory().getMaximumKeys()),
 				breaker(properties), degradedListener(degradedListeners.orderedStream().toList()));
 		logger.info(
-				"Limiter stores rate limits in Redis ({} clock): the application has a RedisConnectionFactory; "
-						+ "when Redis does not answer within {}, limits {} by default",
+				"Limiter stores rate limits in Redis at {} ({} clock): the application has a RedisConnectionFactory; "
+						+ "when Redis does not answer within {}, {} (limiter.failure.policy={})",
+				connection.getAddress(),
 				(properties.getClock() == LimiterProperties.ClockSource.CLIENT) ? "application" : "Redis server",
 				(connection.getTimeout() != null) ? connection.getTimeout().toMillis() + " ms"
 						: "the connection factory's timeout",
-				describe(properties.getFailure().getPolicy()));
+				describe(properties.getFailure().getPolicy()), text(properties.getFailure().getPolicy()));
 		return limiter;
 	}
 
@@ -157,17 +158,19 @@ final class RedisStoreConfiguration {
 			// A pause between attempts: a slow Redis is not helped by a tight loop.
 			LockSupport.parkNanos(RETRY_PAUSE.toNanos());
 		}
+		FailurePolicy policy = properties.getFailure().getPolicy();
 		if (refused(failure)) {
 			logger.warn(
-					"Limiter cannot reach Redis at startup, the connection was refused ({}); limits {} by "
-							+ "default until it answers",
-					failure.getMessage(), describe(properties.getFailure().getPolicy()));
+					"Limiter cannot reach Redis at startup, the connection was refused ({}): {} until Redis "
+							+ "answers at {} (limiter.failure.policy={})",
+					failure.getMessage(), describe(policy), connection.getAddress(), text(policy));
 		}
 		else {
 			logger.warn(
-					"Limiter got no answer from Redis within {} s at startup ({}); limits {} by default until "
-							+ "it answers",
-					STARTUP_WAIT.toSeconds(), failure.getMessage(), describe(properties.getFailure().getPolicy()));
+					"Limiter got no answer from Redis within {} s at startup ({}): {} until Redis answers at {} "
+							+ "(limiter.failure.policy={})",
+					STARTUP_WAIT.toSeconds(), failure.getMessage(), describe(policy), connection.getAddress(),
+					text(policy));
 		}
 	}
 
@@ -231,12 +234,17 @@ final class RedisStoreConfiguration {
 		return null;
 	}
 
+	/** Say in plain words what limits do while Redis cannot answer. */
 	private static String describe(FailurePolicy policy) {
 		return switch (policy) {
-			case FAIL_OPEN -> "admit calls (fail-open)";
-			case FAIL_CLOSED -> "reject calls (fail-closed)";
-			case LOCAL -> "decide in this instance (local)";
+			case FAIL_OPEN -> "calls are admitted without any limit";
+			case FAIL_CLOSED -> "limited calls are rejected";
+			case LOCAL -> "limits are counted in memory on this instance";
 		};
+	}
+
+	private static String text(FailurePolicy policy) {
+		return policy.name().toLowerCase(java.util.Locale.ROOT).replace('_', '-');
 	}
 
 }

@@ -93,12 +93,14 @@ class LimiterAutoConfigurationTests {
 			assertThat(connection.getTimeout()).isEqualTo(Duration.ofMillis(50));
 			assertThat(connection.getConnectionFactory()).isNotSameAs(context.getBean(RedisConnectionFactory.class));
 		});
-		assertThat(output).containsOnlyOnce("Limiter stores rate limits in Redis")
+		assertThat(output).containsOnlyOnce("Limiter stores rate limits in Redis at localhost:1")
 			.contains("the application has a RedisConnectionFactory")
-			.contains("when Redis does not answer within 50 ms, limits admit calls (fail-open) by default")
+			.contains("when Redis does not answer within 50 ms, limits are counted in memory on this instance "
+					+ "(limiter.failure.policy=local)")
 			// Port 1 refuses connections: absent, not slow, and the application starts
-			// all the same.
+			// all the same, saying in plain words what happens meanwhile.
 			.contains("Limiter cannot reach Redis at startup, the connection was refused")
+			.contains("limits are counted in memory on this instance until Redis answers at localhost:1")
 			.doesNotContain("no answer from Redis");
 	}
 

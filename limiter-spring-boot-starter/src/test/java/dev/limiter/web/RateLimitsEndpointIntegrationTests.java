@@ -60,7 +60,7 @@ class RateLimitsEndpointIntegrationTests {
 				assertThat(limit).containsEntry("threshold", 3L)
 					.containsEntry("period", "10s")
 					.containsEntry("source", "limiter.limits.search")
-					.containsEntry("failurePolicy", "fail-open")
+					.containsEntry("failurePolicy", "local")
 					.containsEntry("shadow", false);
 			});
 			Map<String, Object> greet = (Map<String, Object>) limits.get(scope(context, "greet"));

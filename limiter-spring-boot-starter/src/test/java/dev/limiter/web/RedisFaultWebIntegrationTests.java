@@ -71,16 +71,27 @@ class RedisFaultWebIntegrationTests {
 	}
 
 	@Test
-	void killedRedisFailsOpenWithoutHeadersAndClosedWith503ThenRecovers() throws Exception {
+	void killedRedisCountsLocallyByDefaultFailsOpenWithoutHeadersAndClosedWith503ThenRecovers() throws Exception {
 		RedisServer redis = server();
 		contextRunner(redis.port()).run((context) -> {
 			MockMvc mvc = mvc(context);
 			assertThat(call(mvc, "/open").getHeader("RateLimit")).isNotNull();
 			redis.kill();
+			Load counted = load(mvc, "/counted");
 			Load open = load(mvc, "/open");
 			Load closed = load(mvc, "/login");
-			System.out.printf("killed: fail-open max %d ms, fail-closed max %d ms%n", open.maxLatency.toMillis(),
-					closed.maxLatency.toMillis());
+			System.out.printf("killed: local (the default) max %d ms, fail-open max %d ms, fail-closed max %d ms%n",
+					counted.maxLatency.toMillis(), open.maxLatency.toMillis(), closed.maxLatency.toMillis());
+			// The default counts in memory: admitted with the local quota's headers.
+			assertThat(counted.statuses).containsOnly(200).hasSize(THREADS * CALLS_PER_THREAD);
+			assertThat(counted.responses)
+				.allSatisfy((response) -> assertThat(response.getHeader("X-RateLimit-Remaining")).isNotNull());
+			assertThat(counted.responses.stream()
+				.map((response) -> Long.parseLong(response.getHeader("X-RateLimit-Remaining")))
+				.min(Long::compare)
+				.orElseThrow()).as("every call counted on this instance")
+				.isEqualTo(100_000 - THREADS * CALLS_PER_THREAD);
+			assertThat(counted.maxLatency).isLessThan(TIMEOUT.plus(MARGIN));
 			assertThat(open.statuses).containsOnly(200).hasSize(THREADS * CALLS_PER_THREAD);
 			assertThat(open.responses).allSatisfy((response) -> assertThat(response.getHeaderNames())
 				.doesNotContainAnyElementsOf(List.of(QUOTA_HEADERS)));
@@ -105,13 +116,16 @@ class RedisFaultWebIntegrationTests {
 				.tags("policy", "fail-closed", "result", "rejected")
 				.counter()
 				.count()).isEqualTo(THREADS * CALLS_PER_THREAD);
-			// Summed over the limits: only /open admits while Redis is down.
+			assertThat(
+					meters.get(LimiterMetrics.DEGRADED).tags("policy", "local", "result", "allowed").counter().count())
+				.isEqualTo(THREADS * CALLS_PER_THREAD);
+			// Summed over the limits: /counted and /open admit while Redis is down.
 			assertThat(meters.get(LimiterMetrics.DECISIONS)
 				.tags("result", "allowed", "degraded", "true")
 				.counters()
 				.stream()
 				.mapToDouble(io.micrometer.core.instrument.Counter::count)
-				.sum()).isEqualTo(THREADS * CALLS_PER_THREAD);
+				.sum()).isEqualTo(2 * THREADS * CALLS_PER_THREAD);
 
 			redis.restart();
 			Duration recovery = awaitRecovery(mvc);
@@ -137,17 +151,21 @@ class RedisFaultWebIntegrationTests {
 			MockMvc mvc = mvc(context);
 			assertThat(call(mvc, "/open").getHeader("RateLimit")).isNotNull();
 			redis.pause();
+			Load counted;
 			Load open;
 			Load closed;
 			try {
+				counted = load(mvc, "/counted");
 				open = load(mvc, "/open");
 				closed = load(mvc, "/login");
 			}
 			finally {
 				redis.resume();
 			}
-			System.out.printf("paused: fail-open max %d ms, fail-closed max %d ms%n", open.maxLatency.toMillis(),
-					closed.maxLatency.toMillis());
+			System.out.printf("paused: local (the default) max %d ms, fail-open max %d ms, fail-closed max %d ms%n",
+					counted.maxLatency.toMillis(), open.maxLatency.toMillis(), closed.maxLatency.toMillis());
+			assertThat(counted.statuses).containsOnly(200).hasSize(THREADS * CALLS_PER_THREAD);
+			assertThat(counted.maxLatency).isLessThan(TIMEOUT.plus(MARGIN));
 			assertThat(open.statuses).containsOnly(200).hasSize(THREADS * CALLS_PER_THREAD);
 			assertThat(closed.statuses).containsOnly(503).hasSize(THREADS * CALLS_PER_THREAD);
 			assertThat(open.maxLatency).isLessThan(TIMEOUT.plus(MARGIN));
@@ -169,6 +187,11 @@ class RedisFaultWebIntegrationTests {
 			assertThat(open.getStatus()).isEqualTo(200);
 			assertThat(open.getHeaderNames()).doesNotContainAnyElementsOf(List.of(QUOTA_HEADERS));
 			assertThat(call(mvc, "/login").getStatus()).isEqualTo(503);
+			// The default policy counts in memory on this instance, with the quota
+			// headers.
+			MockHttpServletResponse counted = call(mvc, "/counted");
+			assertThat(counted.getStatus()).isEqualTo(200);
+			assertThat(counted.getHeader("X-RateLimit-Remaining")).isEqualTo("99999");
 			// Local: this instance allows the local threshold of 1, then says 429.
 			assertThat(call(mvc, "/local").getStatus()).isEqualTo(200);
 			MockHttpServletResponse local = call(mvc, "/local");
@@ -283,7 +306,7 @@ class RedisFaultWebIntegrationTests {
 	@RestController
 	static class FaultController {
 
-		@RateLimit(threshold = 100_000)
+		@RateLimit(threshold = 100_000, failurePolicy = FailurePolicy.FAIL_OPEN)
 		@GetMapping("/open")
 		public String open() {
 			return "open";
@@ -299,6 +322,12 @@ class RedisFaultWebIntegrationTests {
 		@GetMapping("/local")
 		public String local() {
 			return "local";
+		}
+
+		@RateLimit(threshold = 100_000)
+		@GetMapping("/counted")
+		public String counted() {
+			return "counted";
 		}
 
 		@RateLimit(threshold = 2)

@@ -186,7 +186,8 @@ class GatewayIntegrationTests {
 
 	@Test
 	@Order(4)
-	void whileRedisIsPausedAFailOpenRouteAdmitsAndAFailClosedRouteAnswers503() throws Exception {
+	void whileRedisIsPausedARouteCountsLocallyByDefaultAFailOpenRouteAdmitsAndAFailClosedRouteAnswers503()
+			throws Exception {
 		redis.pause();
 		try {
 			HttpResponse<String> open = http.send(get(first, "/open/1", "carol"), HttpResponse.BodyHandlers.ofString());
@@ -200,6 +201,12 @@ class GatewayIntegrationTests {
 			assertThat(closed.headers().firstValue("Retry-After")).isPresent();
 			assertThat(closed.headers().firstValue("Content-Type")).hasValue("application/problem+json");
 			assertThat(closed.body()).contains("\"status\":503").contains("\"limit\":\"closed\"");
+			// The default policy counts in this gateway's memory, with the quota's
+			// headers.
+			HttpResponse<String> counted = http.send(get(first, "/counted/1", "carol"),
+					HttpResponse.BodyHandlers.ofString());
+			assertThat(counted.statusCode()).isEqualTo(200);
+			assertThat(counted.headers().firstValue("RateLimit")).hasValue("\"counted\";r=99;t=60");
 		}
 		finally {
 			redis.resume();
@@ -219,9 +226,12 @@ class GatewayIntegrationTests {
 		String upstreamUri = "http://127.0.0.1:" + upstream.port();
 		List<String> properties = new ArrayList<>(route(0, "orders", upstreamUri, "/orders/**",
 				"limiter.name=per-user-hour", "limiter.threshold=10", "limiter.period=1m"));
-		properties.addAll(route(1, "open", upstreamUri, "/open/**", "limiter.threshold=100", "limiter.period=1m"));
+		properties.addAll(route(1, "open", upstreamUri, "/open/**", "limiter.threshold=100", "limiter.period=1m",
+				"limiter.failure-policy=fail-open"));
 		properties.addAll(route(2, "closed", upstreamUri, "/closed/**", "limiter.threshold=100", "limiter.period=1m",
 				"limiter.failure-policy=fail-closed"));
+		properties
+			.addAll(route(3, "counted", upstreamUri, "/counted/**", "limiter.threshold=100", "limiter.period=1m"));
 		return gateway(properties);
 	}
 

@@ -12,8 +12,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * The first traffic of two freshly started instances is a flood on one key: a cold JVM on
  * a busy machine is slow to read Redis's answers, and that slowness must never be taken
- * for a Redis outage that the failure policy (fail-open by default) would answer by
- * admitting calls.
+ * for a Redis outage that the failure policy would answer by admitting calls.
  */
 class ColdStartEndToEndIntegrationTests {
 

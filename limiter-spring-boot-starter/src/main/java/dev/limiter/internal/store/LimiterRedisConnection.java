@@ -1,6 +1,8 @@
 package dev.limiter.internal.store;
 
 import java.time.Duration;
+import java.util.Collection;
+import java.util.StringJoiner;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 
@@ -9,6 +11,8 @@ import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.DisposableBean;
 import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.connection.RedisNode;
+import org.springframework.data.redis.connection.RedisSentinelConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 /**
@@ -71,6 +75,32 @@ public final class LimiterRedisConnection implements DisposableBean {
 	 */
 	public Duration getTimeout() {
 		return this.timeout;
+	}
+
+	/**
+	 * Return where Redis is expected, for messages: {@code localhost:6379}, the nodes of
+	 * a cluster, or the master's name and its Sentinels.
+	 * @return the address, or a description when the factory does not tell
+	 */
+	public String getAddress() {
+		if (this.connectionFactory instanceof LettuceConnectionFactory lettuce) {
+			if (lettuce.getClusterConfiguration() != null) {
+				return "the cluster " + nodes(lettuce.getClusterConfiguration().getClusterNodes());
+			}
+			if (lettuce.getSentinelConfiguration() != null) {
+				RedisSentinelConfiguration sentinel = lettuce.getSentinelConfiguration();
+				String master = (sentinel.getMaster() != null) ? sentinel.getMaster().getName() : "?";
+				return "master " + master + " of the Sentinels " + nodes(sentinel.getSentinels());
+			}
+			return lettuce.getHostName() + ":" + lettuce.getPort();
+		}
+		return "the application's RedisConnectionFactory";
+	}
+
+	private static String nodes(Collection<RedisNode> nodes) {
+		StringJoiner joined = new StringJoiner(",");
+		nodes.forEach((node) -> joined.add(node.getHost() + ":" + node.getPort()));
+		return joined.toString();
 	}
 
 	/**
