@@ -84,8 +84,10 @@ class RateLimitWebIntegrationTests {
 			assertThat(rejected.getHeader("X-RateLimit-Limit")).isEqualTo("2");
 			assertThat(rejected.getHeader("X-RateLimit-Remaining")).isEqualTo("0");
 			assertThat(rejected.getHeader("X-RateLimit-Reset")).isEqualTo("30");
-			assertThat(body(rejected)).containsEntry("type", "about:blank")
-				.containsEntry("title", "Too Many Requests")
+			assertThat(body(rejected))
+				.containsEntry("type", "https://iana.org/assignments/http-problem-types#quota-exceeded")
+				.containsEntry("title", "Request cannot be satisfied as assigned quota has been exceeded")
+				.containsEntry("violated-policies", java.util.List.of("default"))
 				.containsEntry("status", 429)
 				.containsEntry("detail", "Rate limit 'default' (2 per 30s) exceeded, retry after 17s")
 				.containsEntry("limit", "default")

@@ -28,8 +28,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 @LimiterTest
 class RejectionBytesTests {
 
-	private static final Pattern DATE = Pattern.compile("(?m)^Date: [^\r\n]*");
-
 	@LocalServerPort
 	private int port;
 
@@ -49,17 +47,7 @@ class RejectionBytesTests {
 	}
 
 	private String get(String path) throws Exception {
-		try (Socket socket = new Socket("127.0.0.1", this.port)) {
-			socket.setSoTimeout(30_000);
-			OutputStream out = socket.getOutputStream();
-			out.write(("GET " + path + " HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n")
-				.getBytes(StandardCharsets.US_ASCII));
-			out.flush();
-			InputStream in = socket.getInputStream();
-			ByteArrayOutputStream response = new ByteArrayOutputStream();
-			in.transferTo(response);
-			return DATE.matcher(response.toString(StandardCharsets.UTF_8)).replaceAll("Date: (any)");
-		}
+		return RawHttp.get(this.port, path);
 	}
 
 }

@@ -9,7 +9,7 @@ import dev.limiter.web.HeaderStyle;
 /**
  * Writes the rate-limit headers of a {@link Decision} in a {@link HeaderStyle}.
  * <p>
- * The IETF fields follow draft-ietf-httpapi-ratelimit-headers-10:
+ * The IETF fields follow draft-ietf-httpapi-ratelimit-headers-10, whose fields -11 keeps:
  * {@code RateLimit-Policy: "default";q=2;w=30} and {@code RateLimit: "default";r=0;t=17}.
  * On a rejection {@code t} is the seconds until the call would pass, the same number as
  * {@code Retry-After}; on an admission it is the seconds until the window is empty, like

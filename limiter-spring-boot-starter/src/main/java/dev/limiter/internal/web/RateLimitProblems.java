@@ -1,6 +1,7 @@
 package dev.limiter.internal.web;
 
 import java.net.URI;
+import java.util.List;
 
 import org.springframework.http.HttpStatus;
 import org.springframework.http.HttpStatusCode;
@@ -15,15 +16,35 @@ import dev.limiter.RateLimitUnavailableException;
  * Builds the {@code application/problem+json} body of a rejection, whichever the web
  * stack that sends it.
  * <p>
- * The detail is the exception's (already localized) message, with the violated limit as
- * the properties {@code limit}, {@code threshold}, {@code period} (ISO-8601) and
+ * The problem types are the two that the RateLimit fields draft (-11) registers:
+ * {@code quota-exceeded} for a call over its quota, with {@code violated-policies} naming
+ * the policies as the {@code RateLimit-Policy} field does, and
+ * {@code temporary-reduced-capacity} for a fail-closed refusal while the store cannot
+ * answer. The detail is the exception's (already localized) message, with the violated
+ * limit as the properties {@code limit}, {@code threshold}, {@code period} (ISO-8601) and
  * {@code retryAfter} (seconds). The key is not exposed: it holds the user name or the
  * client address.
  */
 public final class RateLimitProblems {
 
-	/** The problem type of a rejection. */
-	public static final URI TYPE = URI.create("about:blank");
+	/**
+	 * The problem type of a call over its quota, as the RateLimit fields draft registers
+	 * it.
+	 */
+	public static final URI QUOTA_EXCEEDED = URI
+		.create("https://iana.org/assignments/http-problem-types#quota-exceeded");
+
+	/**
+	 * The problem type of a call refused while the limiter's store cannot answer, as the
+	 * RateLimit fields draft registers it.
+	 */
+	public static final URI TEMPORARY_REDUCED_CAPACITY = URI
+		.create("https://iana.org/assignments/http-problem-types#temporary-reduced-capacity");
+
+	private static final String QUOTA_EXCEEDED_TITLE = "Request cannot be satisfied as assigned quota has been exceeded";
+
+	private static final String TEMPORARY_REDUCED_CAPACITY_TITLE = "Request cannot be satisfied due to temporary "
+			+ "server capacity constraints";
 
 	private RateLimitProblems() {
 	}
@@ -37,8 +58,10 @@ public final class RateLimitProblems {
 		Decision decision = ex.getDecision();
 		Limit limit = decision.limit();
 		ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.TOO_MANY_REQUESTS, ex.getMessage());
-		problem.setType(TYPE);
-		problem.setTitle(HttpStatus.TOO_MANY_REQUESTS.getReasonPhrase());
+		problem.setType(QUOTA_EXCEEDED);
+		problem.setTitle(QUOTA_EXCEEDED_TITLE);
+		// The policy names of the RateLimit-Policy field: the deciding limit's.
+		problem.setProperty("violated-policies", List.of(limit.name()));
 		problem.setProperty("limit", limit.name());
 		problem.setProperty("threshold", limit.threshold());
 		problem.setProperty("period", limit.period().toString());
@@ -57,11 +80,8 @@ public final class RateLimitProblems {
 	public static ProblemDetail unavailable(RateLimitUnavailableException ex, HttpStatusCode status) {
 		Decision decision = ex.getDecision();
 		ProblemDetail problem = ProblemDetail.forStatusAndDetail(status, ex.getMessage());
-		problem.setType(TYPE);
-		HttpStatus known = HttpStatus.resolve(status.value());
-		if (known != null) {
-			problem.setTitle(known.getReasonPhrase());
-		}
+		problem.setType(TEMPORARY_REDUCED_CAPACITY);
+		problem.setTitle(TEMPORARY_REDUCED_CAPACITY_TITLE);
 		problem.setProperty("limit", decision.limit().name());
 		problem.setProperty("retryAfter", decision.retryAfterSeconds());
 		return problem;

@@ -42,8 +42,10 @@ class RateLimitExceptionHandlerTests {
 		assertThat(response.getHeaders().getFirst("X-RateLimit-Remaining")).isEqualTo("0");
 		ProblemDetail problem = response.getBody();
 		assertThat(problem.getStatus()).isEqualTo(429);
-		assertThat(problem.getType()).isEqualTo(RateLimitProblems.TYPE);
-		assertThat(problem.getTitle()).isEqualTo("Too Many Requests");
+		assertThat(problem.getType()).hasToString("https://iana.org/assignments/http-problem-types#quota-exceeded")
+			.isEqualTo(RateLimitProblems.QUOTA_EXCEEDED);
+		assertThat(problem.getTitle()).isEqualTo("Request cannot be satisfied as assigned quota has been exceeded");
+		assertThat(problem.getProperties()).containsEntry("violated-policies", java.util.List.of("search"));
 		assertThat(problem.getDetail()).isEqualTo("Rate limit 'search' (3 per 10s) exceeded, retry after 7s");
 		assertThat(problem.getProperties()).containsEntry("limit", "search")
 			.containsEntry("threshold", 3L)
@@ -62,7 +64,10 @@ class RateLimitExceptionHandlerTests {
 		assertThat(response.getHeaders().getFirst("Retry-After")).isEqualTo("1");
 		assertThat(response.getHeaders().getFirst("RateLimit")).isNull();
 		assertThat(response.getHeaders().getFirst("X-RateLimit-Remaining")).isNull();
-		assertThat(response.getBody().getTitle()).isEqualTo("Service Unavailable");
+		assertThat(response.getBody().getType())
+			.hasToString("https://iana.org/assignments/http-problem-types#temporary-reduced-capacity");
+		assertThat(response.getBody().getTitle())
+			.isEqualTo("Request cannot be satisfied due to temporary server capacity constraints");
 		assertThat(response.getBody().getDetail()).contains("the limiter's store is unavailable");
 	}
 
