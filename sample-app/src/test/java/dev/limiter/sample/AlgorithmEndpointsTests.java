@@ -19,8 +19,8 @@ import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.
 import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.status;
 
 /**
- * The README's algorithm examples: the sample's sliding-buckets and token-bucket
- * endpoints, on the test kit's clock.
+ * The algorithm examples of docs/reference.md: the sample's sliding-buckets and
+ * token-bucket endpoints, on the test kit's clock.
  */
 @SpringBootTest(properties = "sample.demo-redis=false")
 @LimiterTest

@@ -17,10 +17,10 @@ import org.junit.jupiter.api.Test;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Keeps the README's configuration reference in step with the starter's generated
- * configuration metadata.
+ * Keeps the configuration reference ({@code docs/reference.md}) in step with the
+ * starter's generated configuration metadata: every property with its default.
  */
-class ReadmeConfigurationReferenceTests {
+class ConfigurationReferenceTests {
 
 	private static final Pattern PROPERTY = Pattern
 		.compile("\\{[^{}]*?\"name\"\\s*:\\s*\"(limiter\\.[^\"]+)\"[^{}]*?\\}", Pattern.DOTALL);
@@ -46,14 +46,14 @@ class ReadmeConfigurationReferenceTests {
 				problems.add(name + " is missing");
 			}
 			else if (defaultValue != null && !readme.get(name).equals("`" + defaultValue + "`")) {
-				problems.add(name + " has default " + defaultValue + " but the README says " + readme.get(name));
+				problems.add(name + " has default " + defaultValue + " but the reference says " + readme.get(name));
 			}
 		});
 		readme.keySet()
 			.stream()
 			.filter((name) -> !name.startsWith("limiter.limits.<name>."))
 			.filter((name) -> !metadata.containsKey(name))
-			.forEach((name) -> problems.add(name + " is in the README but not in the metadata"));
+			.forEach((name) -> problems.add(name + " is in the reference but not in the metadata"));
 		assertThat(problems).isEmpty();
 	}
 
@@ -74,7 +74,7 @@ class ReadmeConfigurationReferenceTests {
 	}
 
 	private Map<String, String> readmeRows() throws IOException {
-		String readme = Files.readString(Path.of("..", "README.md"));
+		String readme = Files.readString(Path.of("..", "docs", "reference.md"));
 		String reference = readme.substring(readme.indexOf("## Configuration reference"));
 		reference = reference.substring(0, reference.indexOf("\n## ", 1));
 		Map<String, String> rows = new LinkedHashMap<>();

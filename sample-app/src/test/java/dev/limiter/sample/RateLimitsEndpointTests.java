@@ -20,8 +20,9 @@ import dev.limiter.test.RedisServer;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The README's {@code ratelimits} examples over HTTP, on the sample with a real Redis:
- * list the limits, read alice's usage of {@code /search}, and reset it as admin.
+ * The {@code ratelimits} examples of docs/operations.md over HTTP, on the sample with a
+ * real Redis: list the limits, read alice's usage of {@code /search}, and reset it as
+ * admin.
  */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT, properties = "sample.demo-redis=false")
 class RateLimitsEndpointTests {
