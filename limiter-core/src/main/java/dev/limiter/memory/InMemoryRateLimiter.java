@@ -18,6 +18,8 @@ import dev.limiter.Limit;
 import dev.limiter.Usage;
 import dev.limiter.internal.AbstractRateLimiter;
 import dev.limiter.internal.Decisions;
+import dev.limiter.internal.algorithm.AlgorithmDescriptor;
+import dev.limiter.internal.algorithm.Window;
 
 /**
  * A {@link dev.limiter.RateLimiter} that keeps the same state as the Redis one, for every
@@ -243,7 +245,7 @@ public final class InMemoryRateLimiter extends AbstractRateLimiter {
 			Window[] windows = load(now, limits);
 			boolean allowed = true;
 			for (int i = 0; i < size; i++) {
-				allowed &= windows[i].used + permits <= limits.get(i).threshold();
+				allowed &= windows[i].used() + permits <= limits.get(i).threshold();
 			}
 			if (allowed || countRejected) {
 				for (int i = 0; i < size; i++) {
@@ -255,7 +257,7 @@ public final class InMemoryRateLimiter extends AbstractRateLimiter {
 				int decider = 0;
 				long remaining = Long.MAX_VALUE;
 				for (int i = 0; i < size; i++) {
-					long left = limits.get(i).threshold() - windows[i].used;
+					long left = limits.get(i).threshold() - windows[i].used();
 					if (left < remaining) {
 						remaining = left;
 						decider = i;
@@ -269,7 +271,7 @@ public final class InMemoryRateLimiter extends AbstractRateLimiter {
 			int decider = 0;
 			long retryAfter = 0;
 			for (int i = 0; i < size; i++) {
-				if (windows[i].used + permits > limits.get(i).threshold()) {
+				if (windows[i].used() + permits > limits.get(i).threshold()) {
 					long wait = windows[i].waitFor(now, permits);
 					if (retryAfter == 0 || wait > retryAfter) {
 						retryAfter = wait;
@@ -278,7 +280,7 @@ public final class InMemoryRateLimiter extends AbstractRateLimiter {
 				}
 			}
 			Limit deciding = limits.get(decider);
-			long remaining = Math.max(0, deciding.threshold() - windows[decider].used);
+			long remaining = Math.max(0, deciding.threshold() - windows[decider].used());
 			return Decision.rejected(deciding, remaining, ofMicros(retryAfter),
 					ofMicros(windows[decider].resetAfter(now)), now);
 		}
@@ -288,7 +290,7 @@ public final class InMemoryRateLimiter extends AbstractRateLimiter {
 			List<Usage> usage = new ArrayList<>(limits.size());
 			for (int i = 0; i < windows.length; i++) {
 				Limit limit = limits.get(i);
-				long used = windows[i].used;
+				long used = windows[i].used();
 				usage.add(new Usage(limit, used, Math.max(0, limit.threshold() - used),
 						ofMicros(windows[i].resetAfter(now)), windows[i].currentSlice(now)));
 			}
@@ -329,7 +331,7 @@ public final class InMemoryRateLimiter extends AbstractRateLimiter {
 					return this.windows.get(i);
 				}
 			}
-			Window window = Window.of(limit);
+			Window window = AlgorithmDescriptor.of(limit.algorithm()).newWindow(limit);
 			this.limits.add(limit);
 			this.windows.add(window);
 			return window;

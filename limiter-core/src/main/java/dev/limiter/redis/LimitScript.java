@@ -1,7 +1,5 @@
 package dev.limiter.redis;
 
-import dev.limiter.internal.redis.RedisKeys;
-
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -14,6 +12,8 @@ import dev.limiter.Algorithm;
 import dev.limiter.Decision;
 import dev.limiter.Limit;
 import dev.limiter.Usage;
+import dev.limiter.internal.algorithm.AlgorithmDescriptor;
+import dev.limiter.internal.redis.RedisKeys;
 
 /**
  * Limiter's script in Redis ({@code META-INF/scripts/limits.lua} with the fragments of
@@ -183,21 +183,12 @@ final class LimitScript {
 		return usage;
 	}
 
-	/**
-	 * Return the code of an algorithm in the script: its fragment's file name and the key
-	 * of its functions.
-	 */
 	private static String code(Algorithm algorithm) {
-		return algorithm.name().toLowerCase(java.util.Locale.ROOT);
+		return AlgorithmDescriptor.of(algorithm).code();
 	}
 
-	/** Return the algorithm's unit of time: a slice, a refill interval, or none. */
 	private static long unit(Limit limit) {
-		return switch (limit.algorithm()) {
-			case SLIDING_LOG -> 0;
-			case SLIDING_BUCKETS -> limit.sliceMicros();
-			case TOKEN_BUCKET -> limit.refillMicros();
-		};
+		return AlgorithmDescriptor.of(limit.algorithm()).unitMicros(limit);
 	}
 
 	private static LoadedScript[] compose() {

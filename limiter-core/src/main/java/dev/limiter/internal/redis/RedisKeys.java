@@ -1,7 +1,8 @@
 package dev.limiter.internal.redis;
 
-import dev.limiter.internal.Digests;
 import dev.limiter.Limit;
+import dev.limiter.internal.Digests;
+import dev.limiter.internal.algorithm.AlgorithmDescriptor;
 
 /**
  * Builds the Redis keys of every limit's state.
@@ -34,12 +35,8 @@ public final class RedisKeys {
 	 * @return the Redis key
 	 */
 	public static String key(String prefix, String key, Limit limit) {
-		String window = prefix + "{" + tag(key) + "}:" + limit.threshold() + ":" + limit.period().toMillis();
-		return switch (limit.algorithm()) {
-			case SLIDING_LOG -> window;
-			case SLIDING_BUCKETS -> window + ":b" + limit.slices();
-			case TOKEN_BUCKET -> window + ":t";
-		};
+		return prefix + "{" + tag(key) + "}:" + limit.threshold() + ":" + limit.period().toMillis()
+				+ AlgorithmDescriptor.of(limit.algorithm()).keySuffix(limit);
 	}
 
 	/**

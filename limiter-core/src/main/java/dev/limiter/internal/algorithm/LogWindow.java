@@ -1,4 +1,4 @@
-package dev.limiter.memory;
+package dev.limiter.internal.algorithm;
 
 import dev.limiter.Limit;
 
@@ -20,7 +20,7 @@ final class LogWindow extends Window {
 	}
 
 	@Override
-	void load(long now) {
+	public void load(long now) {
 		// the window is (now - period, now]: an entry at now - period has left it
 		long horizon = now - this.period;
 		int expired = 0;
@@ -32,7 +32,7 @@ final class LogWindow extends Window {
 	}
 
 	@Override
-	void record(long now, long permits) {
+	public void record(long now, long permits) {
 		this.log.add(now, permits);
 		if (this.log.size() > this.threshold) {
 			this.log.removeFirst((int) (this.log.size() - this.threshold));
@@ -41,24 +41,24 @@ final class LogWindow extends Window {
 	}
 
 	@Override
-	long waitFor(long now, long permits) {
+	public long waitFor(long now, long permits) {
 		long excess = this.used + permits - this.threshold;
 		return this.log.get((int) excess - 1) + this.period - now;
 	}
 
 	@Override
-	long resetAfter(long now) {
+	public long resetAfter(long now) {
 		return (this.log.size() > 0) ? this.log.last() + this.period - now : 0;
 	}
 
 	@Override
-	void release(long now, long at, long permits) {
+	public void release(long now, long at, long permits) {
 		this.log.remove(at, permits);
 		this.used = this.log.size();
 	}
 
 	@Override
-	long expiresAt() {
+	public long expiresAt() {
 		return (this.log.size() > 0) ? this.log.last() + this.period : 0;
 	}
 

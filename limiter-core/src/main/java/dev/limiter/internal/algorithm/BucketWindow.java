@@ -1,4 +1,4 @@
-package dev.limiter.memory;
+package dev.limiter.internal.algorithm;
 
 import dev.limiter.Limit;
 
@@ -31,7 +31,7 @@ final class BucketWindow extends Window {
 	}
 
 	@Override
-	void load(long now) {
+	public void load(long now) {
 		this.current = Math.floorDiv(now, this.slice);
 		long used = 0;
 		for (int i = 0; i < this.counts.length; i++) {
@@ -44,7 +44,7 @@ final class BucketWindow extends Window {
 	}
 
 	@Override
-	void record(long now, long permits) {
+	public void record(long now, long permits) {
 		int position = position(this.current);
 		if (this.indexes[position] != this.current) {
 			this.indexes[position] = this.current;
@@ -65,7 +65,7 @@ final class BucketWindow extends Window {
 	}
 
 	@Override
-	long waitFor(long now, long permits) {
+	public long waitFor(long now, long permits) {
 		long needed = this.used + permits - this.threshold;
 		long freed = 0;
 		for (long index = this.current - this.covering; index <= this.current; index++) {
@@ -78,13 +78,13 @@ final class BucketWindow extends Window {
 	}
 
 	@Override
-	long resetAfter(long now) {
+	public long resetAfter(long now) {
 		long newest = newest();
 		return (newest != Long.MIN_VALUE) ? leaves(newest) - now : 0;
 	}
 
 	@Override
-	void release(long now, long at, long permits) {
+	public void release(long now, long at, long permits) {
 		long index = Math.floorDiv(at, this.slice);
 		if (index >= this.current - this.covering && index <= this.current) {
 			long taken = Math.min(count(index), permits);
@@ -94,12 +94,12 @@ final class BucketWindow extends Window {
 	}
 
 	@Override
-	long currentSlice(long now) {
+	public long currentSlice(long now) {
 		return count(this.current);
 	}
 
 	@Override
-	long expiresAt() {
+	public long expiresAt() {
 		long newest = newest();
 		return (newest != Long.MIN_VALUE) ? leaves(newest) : 0;
 	}

@@ -1,4 +1,4 @@
-package dev.limiter.memory;
+package dev.limiter.internal.algorithm;
 
 import java.util.Arrays;
 

@@ -1,4 +1,4 @@
-package dev.limiter.memory;
+package dev.limiter.internal.algorithm;
 
 import dev.limiter.Limit;
 
@@ -21,36 +21,36 @@ final class TokenBucketWindow extends Window {
 	}
 
 	@Override
-	void load(long now) {
+	public void load(long now) {
 		this.arrival = Math.max(this.arrival, now);
 		this.used = ceilDiv(this.arrival - now, this.refill);
 	}
 
 	@Override
-	void record(long now, long permits) {
+	public void record(long now, long permits) {
 		// a rejected call that counts leaves the bucket empty, never emptier
 		this.arrival = Math.min(this.arrival + permits * this.refill, now + this.threshold * this.refill);
 		this.used = ceilDiv(this.arrival - now, this.refill);
 	}
 
 	@Override
-	long waitFor(long now, long permits) {
+	public long waitFor(long now, long permits) {
 		return this.arrival + (permits - this.threshold) * this.refill - now;
 	}
 
 	@Override
-	long resetAfter(long now) {
+	public long resetAfter(long now) {
 		return this.arrival - now;
 	}
 
 	@Override
-	void release(long now, long at, long permits) {
+	public void release(long now, long at, long permits) {
 		this.arrival = Math.max(now, this.arrival - permits * this.refill);
 		this.used = ceilDiv(this.arrival - now, this.refill);
 	}
 
 	@Override
-	long expiresAt() {
+	public long expiresAt() {
 		return this.arrival;
 	}
 

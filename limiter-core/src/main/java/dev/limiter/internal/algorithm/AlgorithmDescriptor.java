@@ -1,0 +1,93 @@
+package dev.limiter.internal.algorithm;
+
+import java.util.List;
+import java.util.Locale;
+
+import dev.limiter.Algorithm;
+import dev.limiter.Limit;
+
+/**
+ * Everything the engines need to know of one algorithm, in one place: the name of its Lua
+ * fragment, its unit of time in the script, the suffix of its Redis key, and its
+ * in-memory twin. Adding an algorithm is adding a constant to {@link Algorithm}, a
+ * descriptor and a {@link Window} here, a fragment in
+ * {@code META-INF/scripts/algorithms/}, and a line in {@link #DESCRIPTORS}.
+ */
+public abstract class AlgorithmDescriptor {
+
+	private static final List<AlgorithmDescriptor> DESCRIPTORS = List.of(new SlidingLog(), new SlidingBuckets(),
+			new TokenBucket());
+
+	private static final AlgorithmDescriptor[] BY_ORDINAL = byOrdinal();
+
+	private final Algorithm algorithm;
+
+	AlgorithmDescriptor(Algorithm algorithm) {
+		this.algorithm = algorithm;
+	}
+
+	/**
+	 * Return the descriptor of an algorithm.
+	 * @param algorithm the algorithm
+	 * @return its descriptor
+	 */
+	public static AlgorithmDescriptor of(Algorithm algorithm) {
+		return BY_ORDINAL[algorithm.ordinal()];
+	}
+
+	/**
+	 * Return the algorithm described.
+	 * @return the algorithm
+	 */
+	public Algorithm algorithm() {
+		return this.algorithm;
+	}
+
+	/**
+	 * Return the algorithm's code in the script: the file name of its fragment (without
+	 * {@code .lua}) and the key of its functions in the script's {@code algorithms}
+	 * table.
+	 * @return the code, such as {@code sliding_log}
+	 */
+	public String code() {
+		return this.algorithm.name().toLowerCase(Locale.ROOT);
+	}
+
+	/**
+	 * Return what the Redis key of a limit's state ends with, after its threshold and
+	 * period, so that two algorithms, or two bucket counts, never read each other's
+	 * state.
+	 * @param limit the limit
+	 * @return the suffix, possibly empty
+	 */
+	public abstract String keySuffix(Limit limit);
+
+	/**
+	 * Return the algorithm's unit of time for a limit, as the script receives it: a
+	 * slice, a refill interval, or none.
+	 * @param limit the limit
+	 * @return the unit in microseconds, 0 for none
+	 */
+	public abstract long unitMicros(Limit limit);
+
+	/**
+	 * Return a fresh in-memory state of a limit for one key.
+	 * @param limit the limit
+	 * @return the window
+	 */
+	public abstract Window newWindow(Limit limit);
+
+	private static AlgorithmDescriptor[] byOrdinal() {
+		AlgorithmDescriptor[] descriptors = new AlgorithmDescriptor[Algorithm.values().length];
+		for (AlgorithmDescriptor descriptor : DESCRIPTORS) {
+			descriptors[descriptor.algorithm().ordinal()] = descriptor;
+		}
+		for (Algorithm algorithm : Algorithm.values()) {
+			if (descriptors[algorithm.ordinal()] == null) {
+				throw new IllegalStateException("No AlgorithmDescriptor for " + algorithm);
+			}
+		}
+		return descriptors;
+	}
+
+}

@@ -1,0 +1,53 @@
+package dev.limiter.internal.algorithm;
+
+/**
+ * The state of one limit for one key, in memory: the twin of that algorithm's script,
+ * made by its {@link AlgorithmDescriptor}. Not thread-safe; the in-memory engine's key
+ * entry guards it. Times are microseconds.
+ */
+public abstract class Window {
+
+	/** The permits counted now, after {@link #load} or {@link #record}. */
+	long used;
+
+	/**
+	 * Return the permits counted now, after {@link #load} or {@link #record}.
+	 * @return the permits used
+	 */
+	public long used() {
+		return this.used;
+	}
+
+	/**
+	 * Forget what has left the window by {@code now} and count the rest into
+	 * {@link #used}.
+	 */
+	public abstract void load(long now);
+
+	/**
+	 * Record permits taken at {@code now}. Past the threshold (a rejected call that
+	 * counts), only the newest threshold's worth is kept.
+	 */
+	public abstract void record(long now, long permits);
+
+	/** Return the time from {@code now} until {@code permits} more fit, after load. */
+	public abstract long waitFor(long now, long permits);
+
+	/** Return the time from {@code now} until the window counts nothing. */
+	public abstract long resetAfter(long now);
+
+	/** Give back permits taken at {@code at}, if they still count. */
+	public abstract void release(long now, long at, long permits);
+
+	/**
+	 * Return the permits counted in the current slice, {@code -1} when there are no
+	 * slices.
+	 */
+	public long currentSlice(long now) {
+		return -1;
+	}
+
+	/** Return the time at which the window will count nothing. */
+	public abstract long expiresAt();
+
+}
