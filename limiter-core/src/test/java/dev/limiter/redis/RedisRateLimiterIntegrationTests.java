@@ -220,6 +220,31 @@ class RedisRateLimiterIntegrationTests extends RateLimiterContractTests {
 	}
 
 	@Test
+	void aTemplatesNonBlockingCallsRunOnTheExecutorsOwnThreadsNotTheCommonPool() throws Exception {
+		String[] thread = new String[1];
+		StringRedisTemplate template = new StringRedisTemplate(connectionFactory(this.redis)) {
+
+			@Override
+			public <T> T execute(org.springframework.data.redis.core.RedisCallback<T> action) {
+				thread[0] = Thread.currentThread().getName();
+				return super.execute(action);
+			}
+
+		};
+		template.afterPropertiesSet();
+		try (RedisScriptExecutor executor = RedisScriptExecutor.of(template)) {
+			List<Long> reply = executor
+				.executeAsync(
+						new org.springframework.data.redis.core.script.DefaultRedisScript<>(
+								"return {tonumber(ARGV[1])}", List.class),
+						new byte[0][], new byte[][] { "7".getBytes() })
+				.get(5, java.util.concurrent.TimeUnit.SECONDS);
+			assertThat(reply).containsExactly(7L);
+			assertThat(thread[0]).startsWith("limiter-template-");
+		}
+	}
+
+	@Test
 	void worksAfterScriptFlush() {
 		RateLimiter limiter = instances(1).get(0);
 		Limit limit = Limit.of(2, Duration.ofSeconds(10));
