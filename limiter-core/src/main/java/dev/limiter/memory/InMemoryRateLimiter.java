@@ -2,12 +2,8 @@ package dev.limiter.memory;
 
 import java.time.Clock;
 import java.util.ArrayList;
-import java.util.Iterator;
 import java.util.List;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.Function;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -45,8 +41,6 @@ public final class InMemoryRateLimiter extends AbstractRateLimiter {
 	/** The most keys held at once when no maximum is given. */
 	public static final int DEFAULT_MAXIMUM_KEYS = 100_000;
 
-	private static final int MIN_SWEEP_INTERVAL = 1024;
-
 	private static final long WARNING_INTERVAL_NANOS = 60_000_000_000L;
 
 	private static final Logger logger = LoggerFactory.getLogger(InMemoryRateLimiter.class);
@@ -55,20 +49,13 @@ public final class InMemoryRateLimiter extends AbstractRateLimiter {
 
 	private final AtomicLong untracked = new AtomicLong();
 
-	/** While the limiter is full, the earliest time (µs) a held key can expire. */
-	private volatile long fullUntil = Long.MIN_VALUE;
-
 	private volatile long nextWarning = Long.MIN_VALUE;
 
 	private final Clock clock;
 
 	private final boolean countRejected;
 
-	private final Map<String, Entry> entries = new ConcurrentHashMap<>();
-
-	private final AtomicLong calls = new AtomicLong();
-
-	private volatile long nextSweep = MIN_SWEEP_INTERVAL;
+	private final KeyTable<Entry> keys;
 
 	/**
 	 * Create a limiter on the system clock that records admitted calls only.
@@ -102,30 +89,29 @@ public final class InMemoryRateLimiter extends AbstractRateLimiter {
 		this.clock = clock;
 		this.countRejected = countRejected;
 		this.maximumKeys = maximumKeys;
+		this.keys = new KeyTable<>(Entry::new, maximumKeys);
 	}
 
 	@Override
 	protected Decision doAcquire(String key, long permits, List<Limit> limits) {
 		long now = epochMicros(this.clock);
-		if (this.entries.size() >= this.maximumKeys && !this.entries.containsKey(key) && !roomAfterSweep(now)) {
+		if (!this.keys.canHold(key, now)) {
 			return untracked(key, limits, now);
 		}
-		Decision decision = withEntry(key, (entry) -> entry.acquire(now, permits, limits, this.countRejected));
-		if (this.calls.incrementAndGet() >= this.nextSweep) {
-			sweep(now);
-		}
+		Decision decision = this.keys.with(key, (entry) -> entry.acquire(now, permits, limits, this.countRejected));
+		this.keys.called(now);
 		return Decisions.granting(decision, key, permits, limits, null);
 	}
 
 	@Override
 	protected List<Usage> doUsage(String key, List<Limit> limits) {
 		long now = epochMicros(this.clock);
-		return withEntry(key, (entry) -> entry.usage(now, limits));
+		return this.keys.with(key, (entry) -> entry.usage(now, limits));
 	}
 
 	@Override
 	protected void doReset(String key, List<Limit> limits) {
-		withEntry(key, (entry) -> {
+		this.keys.with(key, (entry) -> {
 			entry.forget(limits);
 			return null;
 		});
@@ -134,21 +120,10 @@ public final class InMemoryRateLimiter extends AbstractRateLimiter {
 	@Override
 	protected void doRelease(Decision.Grant grant) {
 		long now = epochMicros(this.clock);
-		withEntry(grant.key(), (entry) -> {
+		this.keys.with(grant.key(), (entry) -> {
 			entry.release(now, grant);
 			return null;
 		});
-	}
-
-	private <T> T withEntry(String key, Function<Entry, T> action) {
-		while (true) {
-			Entry entry = this.entries.computeIfAbsent(key, (k) -> new Entry());
-			synchronized (entry) {
-				if (!entry.evicted) {
-					return action.apply(entry);
-				}
-			}
-		}
 	}
 
 	/**
@@ -158,19 +133,6 @@ public final class InMemoryRateLimiter extends AbstractRateLimiter {
 	 */
 	public long untrackedAdmissions() {
 		return this.untracked.get();
-	}
-
-	/**
-	 * Sweep when a full limiter may have expired keys to drop: not before the earliest
-	 * held key can expire, so that a limiter full of live keys does not scan them all on
-	 * every call.
-	 */
-	private boolean roomAfterSweep(long now) {
-		if (now < this.fullUntil) {
-			return false;
-		}
-		sweep(now);
-		return this.entries.size() < this.maximumKeys;
 	}
 
 	private Decision untracked(String key, List<Limit> limits, long now) {
@@ -190,7 +152,7 @@ public final class InMemoryRateLimiter extends AbstractRateLimiter {
 	 * @return the number of keys with a log that is not known to be empty
 	 */
 	public int size() {
-		return this.entries.size();
+		return this.keys.size();
 	}
 
 	/**
@@ -198,47 +160,25 @@ public final class InMemoryRateLimiter extends AbstractRateLimiter {
 	 * tests that start each case with full quotas.
 	 */
 	public void reset() {
-		this.entries.clear();
+		this.keys.clear();
 	}
 
 	/**
 	 * Evict every key whose windows have emptied by now.
 	 */
 	public void evictExpired() {
-		sweep(epochMicros(this.clock));
-	}
-
-	private void sweep(long now) {
-		this.nextSweep = this.calls.get() + Math.max(MIN_SWEEP_INTERVAL, this.entries.size());
-		long earliest = Long.MAX_VALUE;
-		for (Iterator<Map.Entry<String, Entry>> iterator = this.entries.entrySet().iterator(); iterator.hasNext();) {
-			Entry entry = iterator.next().getValue();
-			synchronized (entry) {
-				if (entry.expiresAt <= now) {
-					entry.evicted = true;
-					iterator.remove();
-				}
-				else {
-					earliest = Math.min(earliest, entry.expiresAt);
-				}
-			}
-		}
-		this.fullUntil = (this.entries.size() >= this.maximumKeys) ? earliest : Long.MIN_VALUE;
+		this.keys.sweep(epochMicros(this.clock));
 	}
 
 	/**
 	 * The state of one caller key, one window per distinct limit, guarded by the entry's
 	 * monitor.
 	 */
-	private static final class Entry {
+	private static final class Entry extends KeyTable.State {
 
 		private final List<Limit> limits = new ArrayList<>(2);
 
 		private final List<Window> windows = new ArrayList<>(2);
-
-		private long expiresAt;
-
-		private boolean evicted;
 
 		Decision acquire(long now, long permits, List<Limit> limits, boolean countRejected) {
 			int size = limits.size();
