@@ -52,6 +52,10 @@ public final class Decisions {
 	 * @return the decision
 	 */
 	public static Decision granting(Decision decision, String key, long permits, List<Limit> limits, String member) {
+		if (!decision.isAllowed()) {
+			// A rejection grants nothing: no need to reach into the decision.
+			return decision;
+		}
 		try {
 			return (Decision) GRANTING.invokeExact(decision, key, permits, limits, member);
 		}
