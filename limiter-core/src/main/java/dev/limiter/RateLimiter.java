@@ -75,6 +75,15 @@ public interface RateLimiter {
 	}
 
 	/**
+	 * Forget the rejections of a key that this limiter remembers, so that its next call
+	 * asks the store; called after another instance reset the key in the store. A
+	 * decorator passes it on. The default remembers none.
+	 * @param key the key
+	 */
+	default void forgetCachedRejections(String key) {
+	}
+
+	/**
 	 * Give back the permits an admitted decision took, as if the call had not been made:
 	 * for calls that should not count, such as those that failed on the server's side.
 	 * Giving back twice, or giving back a rejected or degraded decision, does nothing.

@@ -140,7 +140,7 @@ public final class RejectionCachingRateLimiter extends AbstractRateLimiter {
 	@Override
 	protected void doReset(String key, List<Limit> limits) {
 		this.delegate.reset(key, limits);
-		forget(key);
+		forgetCachedRejections(key);
 	}
 
 	/**
@@ -148,7 +148,8 @@ public final class RejectionCachingRateLimiter extends AbstractRateLimiter {
 	 * the key, here or on another instance.
 	 * @param key the key
 	 */
-	public void forget(String key) {
+	@Override
+	public void forgetCachedRejections(String key) {
 		this.blocks.keySet().removeIf((cached) -> cached.key().equals(key));
 	}
 

@@ -14,7 +14,6 @@ import dev.limiter.FailurePolicy;
 import dev.limiter.Limit;
 import dev.limiter.RateLimiter;
 import dev.limiter.Usage;
-import dev.limiter.cache.RejectionCachingRateLimiter;
 import dev.limiter.internal.AbstractRateLimiter;
 import dev.limiter.internal.Decisions;
 import dev.limiter.internal.resilience.CircuitBreaker;
@@ -194,15 +193,9 @@ public final class ResilientRateLimiter extends AbstractRateLimiter {
 		return this.store.usage(key, limits);
 	}
 
-	/**
-	 * Forget the rejections of a key that this instance remembers, after another instance
-	 * reset the key in the store.
-	 * @param key the key
-	 */
-	public void forget(String key) {
-		if (this.store instanceof RejectionCachingRateLimiter cache) {
-			cache.forget(key);
-		}
+	@Override
+	public void forgetCachedRejections(String key) {
+		this.store.forgetCachedRejections(key);
 	}
 
 	@Override

@@ -125,7 +125,7 @@ class RejectionCachingRateLimiterTests {
 		this.limiter.acquire("user", TWO_PER_10S);
 		assertThat(this.limiter.acquire("user", TWO_PER_10S).isAllowed()).isFalse();
 		int calls = this.store.calls();
-		((RejectionCachingRateLimiter) this.limiter).forget("user");
+		this.limiter.forgetCachedRejections("user");
 		assertThat(this.limiter.acquire("user", TWO_PER_10S).isAllowed()).isFalse();
 		assertThat(this.store.calls()).isEqualTo(calls + 1);
 	}

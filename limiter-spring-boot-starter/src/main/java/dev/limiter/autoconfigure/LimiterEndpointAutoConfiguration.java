@@ -46,7 +46,8 @@ public final class LimiterEndpointAutoConfiguration {
 		@ConditionalOnMissingBean
 		RateLimitResets rateLimitResets(RedisConnectionFactory connectionFactory, LimiterProperties properties,
 				ResilientRateLimiter rateLimiter) {
-			return new RateLimitResets(connectionFactory, properties.getKeyPrefix(), rateLimiter::forget);
+			return new RateLimitResets(connectionFactory, properties.getKeyPrefix(),
+					rateLimiter::forgetCachedRejections);
 		}
 
 		@Bean
