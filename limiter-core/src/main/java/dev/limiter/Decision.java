@@ -137,10 +137,8 @@ public final class Decision {
 				this.decidedAtMicros, policy, null);
 	}
 
+	// Admitted decisions only: Decisions.granting answers a rejection itself.
 	private Decision granting(String key, long permits, List<Limit> limits, String member) {
-		if (!this.allowed) {
-			return this;
-		}
 		return new Decision(true, this.limit, this.remaining, this.retryAfter, this.resetAfter, this.decidedAtMicros,
 				this.policy, new Grant(key, permits, limits, member, this.decidedAtMicros));
 	}

@@ -10,12 +10,7 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.Callable;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 
 import org.junit.jupiter.api.Test;
 
@@ -61,7 +56,7 @@ class NoRedisTests {
 			assertThat(fourth.headers().firstValue("Retry-After")).isPresent();
 			assertThat(fourth.headers().firstValue("Content-Type")).hasValue("application/problem+json");
 			assertThat(fourth.body()).contains("\"status\":429");
-			List<Integer> statuses = concurrently(base + "/ten", 100);
+			List<Integer> statuses = Concurrent.statuses(java.util.Collections.nCopies(100, URI.create(base + "/ten")));
 			assertThat(statuses).filteredOn((status) -> status == 200).hasSize(10);
 			assertThat(statuses).filteredOn((status) -> status == 429).hasSize(90);
 		}
@@ -72,24 +67,6 @@ class NoRedisTests {
 
 	private HttpResponse<String> get(String uri) throws Exception {
 		return this.http.send(HttpRequest.newBuilder(URI.create(uri)).build(), HttpResponse.BodyHandlers.ofString());
-	}
-
-	private List<Integer> concurrently(String uri, int calls) throws Exception {
-		ExecutorService executor = Executors.newFixedThreadPool(16);
-		try {
-			List<Callable<Integer>> requests = new ArrayList<>();
-			for (int i = 0; i < calls; i++) {
-				requests.add(() -> get(uri).statusCode());
-			}
-			List<Integer> statuses = new ArrayList<>();
-			for (Future<Integer> status : executor.invokeAll(requests)) {
-				statuses.add(status.get());
-			}
-			return statuses;
-		}
-		finally {
-			executor.shutdownNow();
-		}
 	}
 
 	/** A port on which nothing listens: taken from the system, then released. */

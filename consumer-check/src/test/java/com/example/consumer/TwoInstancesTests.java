@@ -1,15 +1,8 @@
 package com.example.consumer;
 
 import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.Callable;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 
 import org.junit.jupiter.api.Test;
 
@@ -50,25 +43,12 @@ class TwoInstancesTests {
 	}
 
 	private static List<Integer> burst(List<ConfigurableApplicationContext> instances, int calls) throws Exception {
-		HttpClient http = HttpClient.newHttpClient();
-		ExecutorService executor = Executors.newFixedThreadPool(8);
-		try {
-			List<Callable<Integer>> requests = new ArrayList<>();
-			for (int i = 0; i < calls; i++) {
-				String port = instances.get(i % instances.size()).getEnvironment().getProperty("local.server.port");
-				URI uri = URI.create("http://127.0.0.1:" + port + "/greet");
-				requests.add(() -> http.send(HttpRequest.newBuilder(uri).build(), HttpResponse.BodyHandlers.ofString())
-					.statusCode());
-			}
-			List<Integer> statuses = new ArrayList<>();
-			for (Future<Integer> status : executor.invokeAll(requests)) {
-				statuses.add(status.get());
-			}
-			return statuses;
+		List<URI> uris = new ArrayList<>();
+		for (int i = 0; i < calls; i++) {
+			String port = instances.get(i % instances.size()).getEnvironment().getProperty("local.server.port");
+			uris.add(URI.create("http://127.0.0.1:" + port + "/greet"));
 		}
-		finally {
-			executor.shutdownNow();
-		}
+		return Concurrent.statuses(uris);
 	}
 
 }
