@@ -180,7 +180,23 @@ public final class InMemoryRateLimiter extends AbstractRateLimiter {
 
 		private final List<Window> windows = new ArrayList<>(2);
 
-		Decision acquire(long now, long permits, List<Limit> limits, boolean countRejected) {
+		/** The time (µs) of the key's latest decision. */
+		private long latest = Long.MIN_VALUE;
+
+		/**
+		 * Return the time a call on this key counts at: callers read the clock before
+		 * they take the monitor, so one may arrive with a time before the decision made
+		 * just before it, and counts at that decision's time. Otherwise a token bucket
+		 * would see less refill than it already granted and reject a call that fits (and
+		 * a clock that steps back would do the same).
+		 */
+		private long at(long now) {
+			this.latest = Math.max(this.latest, now);
+			return this.latest;
+		}
+
+		Decision acquire(long clockNow, long permits, List<Limit> limits, boolean countRejected) {
+			long now = at(clockNow);
 			int size = limits.size();
 			Window[] windows = load(now, limits);
 			boolean allowed = true;
@@ -225,7 +241,8 @@ public final class InMemoryRateLimiter extends AbstractRateLimiter {
 					ofMicros(windows[decider].resetAfter(now)), now);
 		}
 
-		List<Usage> usage(long now, List<Limit> limits) {
+		List<Usage> usage(long clockNow, List<Limit> limits) {
+			long now = at(clockNow);
 			Window[] windows = load(now, limits);
 			List<Usage> usage = new ArrayList<>(limits.size());
 			for (int i = 0; i < windows.length; i++) {
@@ -237,7 +254,8 @@ public final class InMemoryRateLimiter extends AbstractRateLimiter {
 			return usage;
 		}
 
-		void release(long now, Decision.Grant grant) {
+		void release(long clockNow, Decision.Grant grant) {
+			long now = at(clockNow);
 			Window[] windows = load(now, grant.limits());
 			for (Window window : windows) {
 				window.release(now, grant.atMicros(), grant.permits());

@@ -6,6 +6,10 @@ import java.util.Collections;
 import java.util.List;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+import dev.limiter.Algorithm;
 
 import dev.limiter.Decision;
 import dev.limiter.FailurePolicy;
@@ -60,6 +64,26 @@ class InMemoryRateLimiterTests extends RateLimiterContractTests {
 			limiter.acquire("new-" + (i % 10), limit);
 		}
 		assertThat(limiter.size()).isEqualTo(10);
+	}
+
+	/**
+	 * Concurrent callers read the clock before they take the key's monitor, so a call can
+	 * arrive with a time earlier than the decision made just before it. It counts as made
+	 * at that decision's time: a token bucket would otherwise see less refill than it
+	 * granted and reject a call that fits.
+	 */
+	@ParameterizedTest
+	@EnumSource(Algorithm.class)
+	void aCallThatReadTheClockBeforeTheKeysLastDecisionCountsAtThatDecision(Algorithm algorithm) {
+		MutableClock clock = MutableClock.startingNow();
+		InMemoryRateLimiter limiter = new InMemoryRateLimiter(clock, false);
+		Limit limit = Limit.of(7, Duration.ofHours(1)).withAlgorithm(algorithm);
+		assertThat(limiter.acquire("late", 6, List.of(limit)).isAllowed()).isTrue();
+		clock.advance(Duration.ofMillis(-1));
+		Decision seventh = limiter.acquire("late", 1, List.of(limit));
+		assertThat(seventh.isAllowed()).isTrue();
+		assertThat(seventh.remaining()).isZero();
+		assertThat(limiter.acquire("late", 1, List.of(limit)).isAllowed()).isFalse();
 	}
 
 	@Test
