@@ -3,8 +3,8 @@
 script, measured inside Redis: each script runs N times in a loop within one EVAL, between two
 TIME calls, so neither the network nor the client counts, only Lua and the commands.
 
-Scripts are read from limiter-core as the engine composes them (limits.lua with one
-algorithm's fragment: "composed"; META-INF/scripts/single/: "single"). Proposals are derived
+Scripts are read from limiter-core as the engine composes them (prelude.lua, then limits.lua
+with one algorithm's fragment: "composed", or single.lua with its sections inlined: "single"). Proposals are derived
 from them here. Variants alternate for ROUNDS rounds and the median is printed (the machine
 is shared: medians of alternating rounds, not single runs).
 
@@ -32,13 +32,46 @@ def read(path):
         return f.read()
 
 
+# Sections of a fragment as dev.limiter.redis.ScriptSources reads them (this mirrors its
+# composition so that the scripts are measured without a JVM; the test suite runs the
+# Java composition).
+FUNCTIONS = {'load': ('limit, now', None), 'record': ('limit, now, permits, token', None),
+             'wait': ('limit, now, permits', 'wait'), 'reset': ('limit, now', 'reset'),
+             'slice': ('limit', 'slice'), 'release': ('limit, now, permits, token, at', None)}
+
+
+def sections(algorithm):
+    result, name = {}, None
+    for line in read(os.path.join(SCRIPTS, 'algorithms', algorithm + '.lua')).split('\n'):
+        if line.startswith('--@'):
+            name = line[3:].strip()
+            result[name] = ''
+        elif name is not None and line:
+            result[name] += line + '\n'
+    return result
+
+
+def prelude():
+    return read(os.path.join(SCRIPTS, 'prelude.lua')) + '\n'
+
+
 def composed(algorithm):
-    fragment = read(os.path.join(SCRIPTS, 'algorithms', algorithm + '.lua')).strip()
-    return read(os.path.join(SCRIPTS, 'limits.lua')).replace('--@algorithms', fragment)
+    parts = sections(algorithm)
+    table = f"algorithms['{algorithm}'] = {{\n"
+    for name, (params, sets) in FUNCTIONS.items():
+        if name in parts:
+            table += f'{name} = function({params})\n' + (f'local {sets}\n' if sets else '') + parts[name] \
+                + (f'return {sets}\n' if sets else '') + 'end,\n'
+    table += '}\n'
+    return prelude() + read(os.path.join(SCRIPTS, 'limits.lua')).replace(
+        '--@algorithms\n', parts.get('functions', '') + table)
 
 
 def single(algorithm):
-    return read(os.path.join(SCRIPTS, 'single', algorithm + '.lua'))
+    source = read(os.path.join(SCRIPTS, 'single.lua'))
+    for name, text in sections(algorithm).items():
+        source = source.replace('--@' + name + '\n', text)
+    return prelude() + source.replace('--@functions\n', '')
 
 
 def gateway():
@@ -54,9 +87,11 @@ def gateway():
 # Proposal: reset_after of a rejection from the key's PTTL (ms, rounded up by 2 ms so it is
 # never early) instead of reading the newest entry's score.
 def single_log_pttl():
-    return single('sliding_log').replace(
-        "  newest = redis.call('ZRANGE', key, -1, -1, 'WITHSCORES')",
-        "  newest = { 0, (redis.call('PTTL', key) + 2) * 1000 + now - w }")
+    source = single('sliding_log')
+    assert "local newest = redis.call('ZRANGE'" in source
+    return source.replace(
+        "  local newest = redis.call('ZRANGE', limit.key, -1, -1, 'WITHSCORES')",
+        "  local newest = { 0, (redis.call('PTTL', limit.key) + 2) * 1000 + now - limit.w }")
 
 
 def looped(source, fresh_keys):

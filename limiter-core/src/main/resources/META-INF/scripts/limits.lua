@@ -1,7 +1,8 @@
 -- Limiter's decision script: checks every limit of a call first and records only when all
--- admit (or when rejected calls count), whatever algorithm counts each limit. The
--- fragments of the algorithms a call uses (META-INF/scripts/algorithms/*.lua) are placed
--- where the marker below stands; each adds its functions to `algorithms`.
+-- admit (or when rejected calls count), whatever algorithm counts each limit. It follows
+-- prelude.lua (`now`, `ttl_ms`); the sections of the fragments of the algorithms a call
+-- uses (META-INF/scripts/algorithms/*.lua) become the functions of `algorithms` where the
+-- marker below stands.
 --
 -- KEYS[i]          the state of limit i (all keys share one hash tag)
 -- ARGV[1]          what to do: 'a' acquire, 'u' read usage, 'r' release a grant,
@@ -23,30 +24,12 @@
 -- Release and forget return {now_us}
 local algorithms = {}
 
--- The time to live of a key whose state is empty after `micros`. On the application's
--- clock it is never under a second: Redis expires keys on its own clock, and must not
--- forget state that the application's clock still counts.
-local client_clock = tonumber(ARGV[3]) >= 0
-local function ttl_ms(micros)
-  local ttl = math.ceil(micros / 1000)
-  if client_clock and ttl < 1000 then
-    return 1000
-  end
-  return ttl
-end
-
 --@algorithms
 
 local mode = ARGV[1]
 local permits = tonumber(ARGV[2])
-local now = tonumber(ARGV[3])
 local count_rejected = ARGV[4] == '1'
 local token = ARGV[5]
-
-if now < 0 then
-  local time = redis.call('TIME')
-  now = tonumber(time[1]) * 1000000 + tonumber(time[2])
-end
 
 if mode == 'x' then
   redis.call('DEL', unpack(KEYS))

@@ -5,7 +5,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
-import org.springframework.core.io.ClassPathResource;
 import org.springframework.data.redis.core.script.RedisScript;
 
 import dev.limiter.Algorithm;
@@ -16,22 +15,16 @@ import dev.limiter.internal.algorithm.AlgorithmDescriptor;
 import dev.limiter.internal.redis.RedisKeys;
 
 /**
- * Limiter's script in Redis ({@code META-INF/scripts/limits.lua} with the fragments of
- * {@code META-INF/scripts/algorithms/}): which script a call runs, which keys it touches,
- * how its arguments are laid out and how the reply reads. The transport is
- * {@link RedisScriptExecutor}'s job.
+ * Limiter's script in Redis: which script a call runs, which keys it touches, how its
+ * arguments are laid out and how the reply reads. {@link ScriptSources} composes the
+ * scripts; the transport is {@link RedisScriptExecutor}'s job.
  * <p>
  * A call runs the script composed of the fragments of exactly the algorithms its limits
  * use, so a call under one algorithm carries no other's code. The commonest acquire, one
- * limit with rejected calls not recorded, runs its algorithm's script in
- * {@code META-INF/scripts/single/} when there is one: the same decision in fewer Lua
- * steps.
+ * limit with rejected calls not recorded, runs its algorithm's single-limit script: the
+ * same decision in fewer Lua steps.
  */
 final class LimitScript {
-
-	private static final String MAIN = "META-INF/scripts/limits.lua";
-
-	private static final String MARKER = "--@algorithms";
 
 	private static final Algorithm[] ALGORITHMS = Algorithm.values();
 
@@ -76,16 +69,12 @@ final class LimitScript {
 	}
 
 	/**
-	 * Return the script of an acquire: the one of its limit's algorithm for a single
-	 * limit when rejected calls are not recorded and the algorithm has one, otherwise the
-	 * composed script.
+	 * Return the script of an acquire: the single-limit script of its limit's algorithm
+	 * for one limit when rejected calls are not recorded, otherwise the composed script.
 	 */
 	static RedisScript<List<Long>> acquireScript(List<Limit> limits, boolean countRejected) {
 		if (limits.size() == 1 && !countRejected) {
-			LoadedScript single = SINGLE_LIMIT_SCRIPTS[limits.get(0).algorithm().ordinal()];
-			if (single != null) {
-				return single;
-			}
+			return SINGLE_LIMIT_SCRIPTS[limits.get(0).algorithm().ordinal()];
 		}
 		return script(limits);
 	}
@@ -192,21 +181,15 @@ final class LimitScript {
 	}
 
 	private static LoadedScript[] compose() {
-		String main = LoadedScript.read(MAIN);
-		String[] fragments = new String[ALGORITHMS.length];
-		for (Algorithm algorithm : ALGORITHMS) {
-			fragments[algorithm.ordinal()] = LoadedScript
-				.read("META-INF/scripts/algorithms/" + code(algorithm) + ".lua");
-		}
 		LoadedScript[] scripts = new LoadedScript[1 << ALGORITHMS.length];
 		for (int mask = 1; mask < scripts.length; mask++) {
-			StringBuilder used = new StringBuilder();
-			for (int i = 0; i < fragments.length; i++) {
-				if ((mask & (1 << i)) != 0) {
-					used.append(fragments[i]).append('\n');
+			List<String> codes = new ArrayList<>();
+			for (Algorithm algorithm : ALGORITHMS) {
+				if ((mask & (1 << algorithm.ordinal())) != 0) {
+					codes.add(code(algorithm));
 				}
 			}
-			scripts[mask] = new LoadedScript(main.replace(MARKER, used.toString().strip()));
+			scripts[mask] = new LoadedScript(ScriptSources.composed(codes));
 		}
 		return scripts;
 	}
@@ -214,10 +197,7 @@ final class LimitScript {
 	private static LoadedScript[] singleLimitScripts() {
 		LoadedScript[] scripts = new LoadedScript[ALGORITHMS.length];
 		for (Algorithm algorithm : ALGORITHMS) {
-			String location = "META-INF/scripts/single/" + code(algorithm) + ".lua";
-			if (new ClassPathResource(location).exists()) {
-				scripts[algorithm.ordinal()] = new LoadedScript(LoadedScript.read(location));
-			}
+			scripts[algorithm.ordinal()] = new LoadedScript(ScriptSources.single(code(algorithm)));
 		}
 		return scripts;
 	}

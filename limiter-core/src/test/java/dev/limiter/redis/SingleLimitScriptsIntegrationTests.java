@@ -22,10 +22,10 @@ import dev.limiter.test.RedisServer;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * A differential test of the scripts in {@code META-INF/scripts/single/}: on random
- * schedules of one limit (random thresholds, windows, permits, times, and refunds through
- * the composed script), each gives the very reply of the composed script on a twin key,
- * and leaves the same state (the usage both read after every call).
+ * A differential test of the single-limit scripts (single.lua with one fragment): on
+ * random schedules of one limit (random thresholds, windows, permits, times, and refunds
+ * through the composed script), each gives the very reply of the composed script on a
+ * twin key, and leaves the same state (the usage both read after every call).
  */
 class SingleLimitScriptsIntegrationTests {
 

@@ -1,0 +1,136 @@
+package dev.limiter.redis;
+
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The sources of Limiter's scripts, composed from the files of {@code META-INF/scripts/}:
+ * each script is {@code prelude.lua} (the call's time, the keys' time to live) followed
+ * by a driver, into which the sections of the algorithms' fragments are placed. Each
+ * algorithm's logic is written once, in its fragment; the drivers only differ in how they
+ * call it.
+ * <p>
+ * A fragment opens with comments, then sections, each opened by a line
+ * {@code --@<section>}: {@code functions} (optional helpers), {@code load},
+ * {@code record}, {@code wait} (sets {@code wait}), {@code reset} (sets {@code reset}),
+ * {@code slice} (optional, sets {@code slice}) and {@code release}. A section reads
+ * {@code limit}, {@code now} and, where it needs them, {@code permits}, {@code token} and
+ * {@code at}, and never returns.
+ * <ul>
+ * <li>{@code limits.lua}, the driver for any call, gets each used algorithm's sections as
+ * the functions of its {@code algorithms} table where {@code --@algorithms} stands.</li>
+ * <li>{@code single.lua}, the driver for the commonest call (one limit, rejected calls
+ * not recorded), gets one algorithm's sections inlined where {@code --@<section>} stands:
+ * straight-line code, with no table of algorithms to build and no function to call per
+ * step.</li>
+ * </ul>
+ */
+final class ScriptSources {
+
+	private static final String LOCATION = "META-INF/scripts/";
+
+	private static final String MARKER = "--@";
+
+	/** The functions a section becomes in limits.lua: parameters, then what it sets. */
+	private static final Map<String, String[]> FUNCTIONS = Map.of("load", new String[] { "limit, now", null }, "record",
+			new String[] { "limit, now, permits, token", null }, "wait", new String[] { "limit, now, permits", "wait" },
+			"reset", new String[] { "limit, now", "reset" }, "slice", new String[] { "limit", "slice" }, "release",
+			new String[] { "limit, now, permits, token, at", null });
+
+	private static final List<String> REQUIRED = List.of("load", "record", "wait", "reset", "release");
+
+	private static final List<String> ORDER = List.of("load", "record", "wait", "reset", "slice", "release");
+
+	private ScriptSources() {
+	}
+
+	/**
+	 * Return the source of the script for calls whose limits use the given algorithms.
+	 * @param codes the algorithms' codes
+	 * @return the source
+	 */
+	static String composed(List<String> codes) {
+		StringBuilder functions = new StringBuilder();
+		StringBuilder table = new StringBuilder();
+		for (String code : codes) {
+			Map<String, String> sections = sections(code);
+			functions.append(sections.getOrDefault("functions", ""));
+			table.append("algorithms['").append(code).append("'] = {\n");
+			for (String name : ORDER) {
+				String section = sections.get(name);
+				if (section != null) {
+					String[] function = FUNCTIONS.get(name);
+					table.append(name).append(" = function(").append(function[0]).append(")\n");
+					if (function[1] != null) {
+						table.append("local ").append(function[1]).append('\n');
+					}
+					table.append(section);
+					if (function[1] != null) {
+						table.append("return ").append(function[1]).append('\n');
+					}
+					table.append("end,\n");
+				}
+			}
+			table.append("}\n");
+		}
+		return prelude() + LoadedScript.read(LOCATION + "limits.lua")
+			.replace(MARKER + "algorithms\n", functions.toString() + table);
+	}
+
+	/**
+	 * Return the source of the script for the acquire of one limit of the given
+	 * algorithm, rejected calls not recorded.
+	 * @param code the algorithm's code
+	 * @return the source
+	 */
+	static String single(String code) {
+		String source = LoadedScript.read(LOCATION + "single.lua");
+		for (Map.Entry<String, String> section : sections(code).entrySet()) {
+			source = source.replace(MARKER + section.getKey() + "\n", section.getValue());
+		}
+		source = source.replace(MARKER + "functions\n", "");
+		if (source.contains(MARKER)) {
+			throw new IllegalStateException("The fragment of " + code + " lacks a section that single.lua places: "
+					+ source.substring(source.indexOf(MARKER)).lines().findFirst().orElse(""));
+		}
+		return prelude() + source;
+	}
+
+	private static String prelude() {
+		return LoadedScript.read(LOCATION + "prelude.lua") + '\n';
+	}
+
+	/** Split a fragment into its sections, each with its lines and a final newline. */
+	private static Map<String, String> sections(String code) {
+		String location = LOCATION + "algorithms/" + code + ".lua";
+		Map<String, String> sections = new LinkedHashMap<>();
+		String name = null;
+		StringBuilder section = new StringBuilder();
+		for (String line : LoadedScript.read(location).split("\n", -1)) {
+			if (line.startsWith(MARKER)) {
+				if (name != null) {
+					sections.put(name, section.toString());
+				}
+				name = line.substring(MARKER.length()).strip();
+				if (!name.equals("functions") && !FUNCTIONS.containsKey(name)) {
+					throw new IllegalStateException("Unknown section '" + name + "' in " + location);
+				}
+				section.setLength(0);
+			}
+			else if (name != null && !line.isEmpty()) {
+				section.append(line).append('\n');
+			}
+		}
+		if (name != null) {
+			sections.put(name, section.toString());
+		}
+		for (String required : REQUIRED) {
+			if (!sections.containsKey(required)) {
+				throw new IllegalStateException(location + " has no section --@" + required);
+			}
+		}
+		return sections;
+	}
+
+}
