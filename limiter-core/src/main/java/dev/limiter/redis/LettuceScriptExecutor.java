@@ -43,7 +43,10 @@ import dev.limiter.internal.redis.LimiterConnectionFactories;
  */
 final class LettuceScriptExecutor extends RedisScriptExecutor {
 
-	/** Times the non-blocking calls; one daemon thread for every executor. */
+	/**
+	 * Judges every call that has no answer when it is due; one daemon thread for every
+	 * executor.
+	 */
 	private static final Timer timer = timer();
 
 	private final LettuceConnectionFactory factory;
@@ -77,40 +80,31 @@ final class LettuceScriptExecutor extends RedisScriptExecutor {
 		this.timeoutNanos = timeout.toNanos();
 	}
 
+	/**
+	 * Run a script and wait for its answer: the non-blocking call, judged by the same
+	 * timer, with its deadline as the bound of the wait. The caller ends the call itself
+	 * only if the timer has not by then (a starved timer thread): the deadline holds
+	 * either way.
+	 */
 	@Override
 	public List<Long> execute(RedisScript<?> script, byte[][] keys, byte[][] args) {
-		RedisScriptingAsyncCommands<byte[], byte[]> commands = this.commands;
-		if (commands == null) {
-			commands = awaitConnected();
+		if (this.commands == null) {
+			// A blocking caller waits for the connection as before, bounded by its own
+			// timeouts; Redis's time starts once it is there.
+			awaitConnected();
 		}
-		ScriptCall call = call();
-		send(call, commands, script, keys, args);
-		long due = call.redisDueNanos(System.nanoTime());
+		ScriptCall call = start(script, keys, args);
 		while (true) {
-			long asked = Math.min(due, call.deadlineNanos());
 			try {
-				return call.get(Math.max(0, asked - System.nanoTime()), TimeUnit.NANOSECONDS);
+				return call.get(Math.max(0, call.deadlineNanos() - System.nanoTime()), TimeUnit.NANOSECONDS);
 			}
 			catch (ExecutionException ex) {
 				throw unwrap(ex.getCause());
 			}
 			catch (TimeoutException ex) {
-				long checked = System.nanoTime();
-				if (!call.redisHadItsTime(checked)) {
-					due = call.redisDueNanos(checked);
-					continue;
-				}
-				boolean callerWasLate = checked - asked >= this.timeoutNanos / 2;
-				EventLoopCatchUp catchUp = this.catchUp;
-				boolean caughtUp = catchUp != null && catchUp.await(call.deadlineNanos() - checked);
-				long now = System.nanoTime();
-				long wait = caughtUp ? nextWait(call, callerWasLate, checked, now) : 0;
-				if (wait <= 0) {
-					// Ends the call unless its answer came meanwhile; the next get
-					// says which.
-					call.timeOut(timedOut());
-				}
-				due = now + wait;
+				// Ends the call unless its answer came meanwhile; the next get says
+				// which.
+				call.timeOut(timedOut());
 			}
 			catch (InterruptedException ex) {
 				Thread.currentThread().interrupt();
@@ -121,6 +115,10 @@ final class LettuceScriptExecutor extends RedisScriptExecutor {
 
 	@Override
 	public CompletableFuture<List<Long>> executeAsync(RedisScript<?> script, byte[][] keys, byte[][] args) {
+		return start(script, keys, args);
+	}
+
+	private ScriptCall start(RedisScript<?> script, byte[][] keys, byte[][] args) {
 		RedisScriptingAsyncCommands<byte[], byte[]> commands = this.commands;
 		ScriptCall call = call();
 		if (commands != null) {
@@ -205,13 +203,13 @@ final class LettuceScriptExecutor extends RedisScriptExecutor {
 	 * read; otherwise Redis gets its timeout again, counted from now, within the grace.
 	 * @return how much longer to wait, 0 when the call times out
 	 */
-	private long nextWait(ScriptCall call, boolean callerWasLate, long checked, long now) {
+	private long nextWait(ScriptCall call, boolean timerWasLate, long checked, long now) {
 		if (call.isDone()) {
 			// Redis answered in time; this JVM was slow to read it.
 			return 1;
 		}
 		boolean loopsWereLate = now - checked >= this.timeoutNanos / 2;
-		if (!callerWasLate && !loopsWereLate) {
+		if (!timerWasLate && !loopsWereLate) {
 			return 0;
 		}
 		return Math.min(this.timeoutNanos, call.deadlineNanos() - now);
