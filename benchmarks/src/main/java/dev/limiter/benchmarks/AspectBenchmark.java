@@ -1,6 +1,7 @@
 package dev.limiter.benchmarks;
 
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 import org.openjdk.jmh.annotations.Benchmark;
@@ -33,6 +34,7 @@ import dev.limiter.internal.call.RateLimitAnnotationParser;
 import dev.limiter.internal.call.RateLimitAspect;
 import dev.limiter.internal.call.RateLimitOperationSource;
 import dev.limiter.internal.key.MethodRateLimitKeyResolver;
+import dev.limiter.internal.limits.LimitResolver;
 import dev.limiter.memory.InMemoryRateLimiter;
 
 /**
@@ -139,8 +141,8 @@ public class AspectBenchmark {
 
 		@Bean
 		RateLimitAspect rateLimitAspect(RateLimiter rateLimiter, BeanFactory beanFactory) {
-			RateLimitOperationSource operations = new RateLimitOperationSource(
-					new RateLimitAnnotationParser(new LimiterProperties().toLimitResolver(), beanFactory));
+			RateLimitOperationSource operations = new RateLimitOperationSource(new RateLimitAnnotationParser(
+					new LimitResolver(Map.of(), Algorithm.SLIDING_LOG, false), beanFactory));
 			return new RateLimitAspect(rateLimiter, operations, new MethodRateLimitKeyResolver(),
 					new StaticMessageSource(), List.of(), LimiterProperties.DEFAULT_ASPECT_ORDER, null);
 		}

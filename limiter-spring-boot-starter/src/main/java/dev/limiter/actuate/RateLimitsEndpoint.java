@@ -57,7 +57,7 @@ public class RateLimitsEndpoint {
 	 * @param resets tells the other instances of a reset, or {@code null} with a store
 	 * that only this instance sees
 	 */
-	public RateLimitsEndpoint(RateLimitOperationSource operations, RateLimiter rateLimiter, LimitResolver limits,
+	RateLimitsEndpoint(RateLimitOperationSource operations, RateLimiter rateLimiter, LimitResolver limits,
 			FailurePolicy defaultPolicy, RateLimitResets resets) {
 		this.operations = operations;
 		this.rateLimiter = rateLimiter;

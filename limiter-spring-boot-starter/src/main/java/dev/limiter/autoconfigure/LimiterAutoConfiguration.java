@@ -1,5 +1,8 @@
 package dev.limiter.autoconfigure;
 
+import java.util.LinkedHashMap;
+import java.util.Map;
+
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanDefinition;
@@ -32,6 +35,7 @@ import dev.limiter.internal.call.RateLimitOperationSource;
 import dev.limiter.internal.key.CurrentRequest;
 import dev.limiter.internal.key.MethodRateLimitKeyResolver;
 import dev.limiter.internal.key.ReactiveCurrentRequest;
+import dev.limiter.internal.limits.LimitAttributes;
 import dev.limiter.internal.limits.LimitResolver;
 import dev.limiter.internal.web.RateLimitHeaders;
 import dev.limiter.internal.web.RateLimitResponses;
@@ -76,7 +80,24 @@ public final class LimiterAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	LimitResolver limiterLimitResolver(LimiterProperties properties) {
-		return properties.toLimitResolver();
+		return limitResolver(properties);
+	}
+
+	/**
+	 * Return the resolver of every limit of the application over its properties: the
+	 * named limits, the default algorithm and shadow mode.
+	 */
+	static LimitResolver limitResolver(LimiterProperties properties) {
+		Map<String, LimitAttributes> named = new LinkedHashMap<>();
+		properties.getLimits().forEach((name, limit) -> {
+			Map<String, LimitAttributes.Plan> plans = new LinkedHashMap<>();
+			limit.getPlans()
+				.forEach((plan, numbers) -> plans.put(plan,
+						new LimitAttributes.Plan(numbers.getThreshold(), numbers.getPeriod())));
+			named.put(name, new LimitAttributes(name, limit.getThreshold(), limit.getPeriod(), limit.getAlgorithm(),
+					limit.getSlices(), limit.getFailurePolicy(), limit.getLocalThreshold(), limit.getShadow(), plans));
+		});
+		return new LimitResolver(named, properties.getAlgorithm(), properties.isShadow());
 	}
 
 	// One of each for every stack that answers a rejection: the servlet and reactive

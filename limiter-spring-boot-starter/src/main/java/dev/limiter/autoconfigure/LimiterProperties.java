@@ -10,8 +10,6 @@ import org.springframework.boot.context.properties.DeprecatedConfigurationProper
 
 import dev.limiter.Algorithm;
 import dev.limiter.FailurePolicy;
-import dev.limiter.internal.limits.LimitAttributes;
-import dev.limiter.internal.limits.LimitResolver;
 import dev.limiter.web.HeaderStyle;
 import dev.limiter.web.PathStyle;
 
@@ -117,24 +115,6 @@ public class LimiterProperties implements InitializingBean {
 
 	public Map<String, NamedLimit> getLimits() {
 		return this.limits;
-	}
-
-	/**
-	 * Return the resolver of every limit of the application over these properties: the
-	 * named limits, the default algorithm and shadow mode.
-	 * @return the resolver
-	 */
-	public LimitResolver toLimitResolver() {
-		Map<String, LimitAttributes> named = new java.util.LinkedHashMap<>();
-		this.limits.forEach((name, limit) -> {
-			Map<String, LimitAttributes.Plan> plans = new java.util.LinkedHashMap<>();
-			limit.getPlans()
-				.forEach((plan, numbers) -> plans.put(plan,
-						new LimitAttributes.Plan(numbers.getThreshold(), numbers.getPeriod())));
-			named.put(name, new LimitAttributes(name, limit.getThreshold(), limit.getPeriod(), limit.getAlgorithm(),
-					limit.getSlices(), limit.getFailurePolicy(), limit.getLocalThreshold(), limit.getShadow(), plans));
-		});
-		return new LimitResolver(named, this.algorithm, this.shadow);
 	}
 
 	public boolean isCountRejected() {

@@ -20,7 +20,7 @@ import org.springframework.web.servlet.config.annotation.EnableWebMvc;
 import dev.limiter.Algorithm;
 import dev.limiter.actuate.RateLimitsEndpoint;
 import dev.limiter.annotation.RateLimit;
-import dev.limiter.autoconfigure.LimiterEndpointAutoConfiguration;
+import dev.limiter.actuate.LimiterEndpointAutoConfiguration;
 import dev.limiter.call.RateLimitOperation;
 import dev.limiter.internal.call.RateLimitOperationSource;
 

@@ -2,13 +2,15 @@ package dev.limiter.gateway;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 
 import org.junit.jupiter.api.Test;
 
 import dev.limiter.Algorithm;
 import dev.limiter.FailurePolicy;
 import dev.limiter.Limit;
-import dev.limiter.autoconfigure.LimiterProperties;
+import dev.limiter.internal.limits.LimitAttributes;
+import dev.limiter.internal.limits.LimitResolver;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
@@ -19,27 +21,23 @@ import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException
  */
 class RouteLimitsTests {
 
-	private final LimiterProperties properties = new LimiterProperties();
-
-	RouteLimitsTests() {
-		LimiterProperties.NamedLimit hourly = new LimiterProperties.NamedLimit();
-		hourly.setThreshold(1000L);
-		hourly.setPeriod(Duration.ofHours(1));
-		hourly.setAlgorithm(Algorithm.SLIDING_BUCKETS);
-		this.properties.getLimits().put("hourly", hourly);
-		LimiterProperties.NamedLimit watched = new LimiterProperties.NamedLimit();
-		watched.setThreshold(5L);
-		watched.setPeriod(Duration.ofSeconds(1));
-		watched.setShadow(true);
-		this.properties.getLimits().put("watched", watched);
-	}
+	// limiter.limits.hourly (1000 an hour, sliding buckets) and limiter.limits.watched (5
+	// a
+	// second, shadowed), the defaults for the rest.
+	private final LimitResolver limitResolver = new LimitResolver(
+			Map.of("hourly",
+					new LimitAttributes("hourly", 1000L, Duration.ofHours(1), Algorithm.SLIDING_BUCKETS, null, null,
+							null, null, Map.of()),
+					"watched",
+					new LimitAttributes("watched", 5L, Duration.ofSeconds(1), null, null, null, null, true, Map.of())),
+			Algorithm.SLIDING_LOG, false);
 
 	@Test
 	void anInlineLimitIsNamedAfterTheRouteAndTakesTheRoutesSettings() {
 		GatewayRateLimiter.Config config = config(10L, Duration.ofSeconds(1));
 		config.setAlgorithm(Algorithm.TOKEN_BUCKET);
 		config.setFailurePolicy(FailurePolicy.FAIL_CLOSED);
-		RouteLimits route = RouteLimits.of("orders", config, this.properties.toLimitResolver());
+		RouteLimits route = RouteLimits.of("orders", config, this.limitResolver);
 		assertThat(route.limits()).containsExactly(Limit.of("orders", 10, Duration.ofSeconds(1))
 			.withAlgorithm(Algorithm.TOKEN_BUCKET)
 			.withFailurePolicy(FailurePolicy.FAIL_CLOSED));
@@ -52,7 +50,7 @@ class RouteLimitsTests {
 		GatewayRateLimiter.Config config = new GatewayRateLimiter.Config();
 		config.setName(List.of("hourly"));
 		config.setFailurePolicy(FailurePolicy.FAIL_CLOSED);
-		RouteLimits route = RouteLimits.of("orders", config, this.properties.toLimitResolver());
+		RouteLimits route = RouteLimits.of("orders", config, this.limitResolver);
 		Limit limit = route.limits().get(0);
 		assertThat(limit.name()).isEqualTo("hourly");
 		assertThat(limit.algorithm()).isEqualTo(Algorithm.SLIDING_BUCKETS);
@@ -64,7 +62,7 @@ class RouteLimitsTests {
 	void namedAndInlineLimitsCountOnTheRoute() {
 		GatewayRateLimiter.Config config = config(10L, Duration.ofSeconds(1));
 		config.setName(List.of("hourly"));
-		RouteLimits route = RouteLimits.of("orders", config, this.properties.toLimitResolver());
+		RouteLimits route = RouteLimits.of("orders", config, this.limitResolver);
 		assertThat(route.limits()).extracting(Limit::name).containsExactly("hourly", "orders");
 		assertThat(route.scope()).isEqualTo("r:orders");
 	}
@@ -72,41 +70,35 @@ class RouteLimitsTests {
 	@Test
 	void badArgumentsAreNamed() {
 		assertThatIllegalArgumentException()
-			.isThrownBy(() -> RouteLimits.of("r", config(null, null), this.properties.toLimitResolver()))
+			.isThrownBy(() -> RouteLimits.of("r", config(null, null), this.limitResolver))
 			.withMessageContaining("gives no limit. Add limiter.threshold and limiter.period, or limiter.name");
 		assertThatIllegalArgumentException()
-			.isThrownBy(
-					() -> RouteLimits.of("r", config(null, Duration.ofSeconds(1)), this.properties.toLimitResolver()))
+			.isThrownBy(() -> RouteLimits.of("r", config(null, Duration.ofSeconds(1)), this.limitResolver))
 			.withMessageContaining("but only limiter.period is given");
 		assertThatIllegalArgumentException()
-			.isThrownBy(() -> RouteLimits.of("r", config(0L, Duration.ofSeconds(1)), this.properties.toLimitResolver()))
+			.isThrownBy(() -> RouteLimits.of("r", config(0L, Duration.ofSeconds(1)), this.limitResolver))
 			.withMessageStartingWith("route 'r': limiter.threshold/limiter.period: threshold must be between 1");
 		GatewayRateLimiter.Config unknown = new GatewayRateLimiter.Config();
 		unknown.setName(List.of("daily"));
-		assertThatIllegalArgumentException()
-			.isThrownBy(() -> RouteLimits.of("r", unknown, this.properties.toLimitResolver()))
+		assertThatIllegalArgumentException().isThrownBy(() -> RouteLimits.of("r", unknown, this.limitResolver))
 			.withMessageContaining("limiter.name 'daily' is not defined")
 			.withMessageContaining("limiter.limits.daily.threshold");
 		GatewayRateLimiter.Config shadow = new GatewayRateLimiter.Config();
 		shadow.setName(List.of("watched"));
-		assertThatIllegalArgumentException()
-			.isThrownBy(() -> RouteLimits.of("r", shadow, this.properties.toLimitResolver()))
+		assertThatIllegalArgumentException().isThrownBy(() -> RouteLimits.of("r", shadow, this.limitResolver))
 			.withMessageContaining("is a shadow limit");
 		GatewayRateLimiter.Config slices = config(10L, Duration.ofSeconds(1));
 		slices.setSlices(10);
-		assertThatIllegalArgumentException()
-			.isThrownBy(() -> RouteLimits.of("r", slices, this.properties.toLimitResolver()))
+		assertThatIllegalArgumentException().isThrownBy(() -> RouteLimits.of("r", slices, this.limitResolver))
 			.withMessageContaining("slices = 10 is given to a sliding-log limit");
 		GatewayRateLimiter.Config algorithmOnly = new GatewayRateLimiter.Config();
 		algorithmOnly.setName(List.of("hourly"));
 		algorithmOnly.setAlgorithm(Algorithm.TOKEN_BUCKET);
-		assertThatIllegalArgumentException()
-			.isThrownBy(() -> RouteLimits.of("r", algorithmOnly, this.properties.toLimitResolver()))
+		assertThatIllegalArgumentException().isThrownBy(() -> RouteLimits.of("r", algorithmOnly, this.limitResolver))
 			.withMessageContaining("Remove limiter.algorithm");
 		GatewayRateLimiter.Config permits = config(10L, Duration.ofSeconds(1));
 		permits.setPermits(11);
-		assertThatIllegalArgumentException()
-			.isThrownBy(() -> RouteLimits.of("r", permits, this.properties.toLimitResolver()))
+		assertThatIllegalArgumentException().isThrownBy(() -> RouteLimits.of("r", permits, this.limitResolver))
 			.withMessageContaining("limiter.permits: permits must be between 1 and the smallest threshold (10)");
 	}
 

@@ -8,6 +8,7 @@ import org.junit.jupiter.api.Test;
 import dev.limiter.Algorithm;
 import dev.limiter.Limit;
 import dev.limiter.annotation.RateLimit;
+import dev.limiter.autoconfigure.LimitResolvers;
 import dev.limiter.autoconfigure.LimiterProperties;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -47,7 +48,7 @@ class RateLimitAlgorithmParsingTests {
 		LimiterProperties properties = new LimiterProperties();
 		properties.getLimits().putAll(named);
 		properties.setAlgorithm(algorithm);
-		return new RateLimitAnnotationParser(properties.toLimitResolver(), null);
+		return new RateLimitAnnotationParser(LimitResolvers.of(properties), null);
 	}
 
 	static class Limited {

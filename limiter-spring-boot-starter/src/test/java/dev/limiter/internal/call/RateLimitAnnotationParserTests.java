@@ -11,6 +11,7 @@ import org.springframework.boot.convert.DurationStyle;
 import dev.limiter.FailurePolicy;
 import dev.limiter.Limit;
 import dev.limiter.annotation.RateLimit;
+import dev.limiter.autoconfigure.LimitResolvers;
 import dev.limiter.autoconfigure.LimiterProperties;
 import dev.limiter.call.InvalidRateLimitException;
 import dev.limiter.call.RateLimitInvocation;
@@ -93,7 +94,7 @@ class RateLimitAnnotationParserTests {
 	private static LimitResolver resolver(Map<String, LimiterProperties.NamedLimit> named) {
 		LimiterProperties properties = new LimiterProperties();
 		properties.getLimits().putAll(named);
-		return properties.toLimitResolver();
+		return LimitResolvers.of(properties);
 	}
 
 	private static LimiterProperties.NamedLimit named(long threshold, String period) {

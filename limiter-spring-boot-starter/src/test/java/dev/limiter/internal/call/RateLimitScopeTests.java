@@ -3,6 +3,7 @@ package dev.limiter.internal.call;
 import org.junit.jupiter.api.Test;
 
 import dev.limiter.annotation.RateLimit;
+import dev.limiter.autoconfigure.LimitResolvers;
 import dev.limiter.autoconfigure.LimiterProperties;
 import dev.limiter.call.RateLimitOperation;
 
@@ -15,7 +16,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 class RateLimitScopeTests {
 
 	private final RateLimitOperationSource source = new RateLimitOperationSource(
-			new RateLimitAnnotationParser(new LimiterProperties().toLimitResolver(), null));
+			new RateLimitAnnotationParser(LimitResolvers.of(new LimiterProperties()), null));
 
 	@Test
 	void aMethodInheritedByTwoClassesCountsApartForEach() throws Exception {

@@ -1,8 +1,9 @@
-package dev.limiter.autoconfigure;
+package dev.limiter.actuate;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.context.annotation.Bean;
@@ -11,7 +12,8 @@ import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.listener.RedisMessageListenerContainer;
 
 import dev.limiter.RateLimiter;
-import dev.limiter.actuate.RateLimitsEndpoint;
+import dev.limiter.autoconfigure.LimiterAutoConfiguration;
+import dev.limiter.autoconfigure.LimiterProperties;
 import dev.limiter.internal.call.RateLimitOperationSource;
 import dev.limiter.internal.limits.LimitResolver;
 import dev.limiter.internal.store.RateLimitResets;
@@ -21,10 +23,11 @@ import dev.limiter.resilience.ResilientRateLimiter;
 /**
  * Auto-configuration of the {@code ratelimits} Actuator endpoint
  * ({@link RateLimitsEndpoint}) and, with the Redis store, of the broadcast that makes a
- * reset forget the key's cached rejections on every instance.
+ * reset forget the key's cached rejections on every instance. It sits beside the
+ * endpoint, which only it constructs.
  */
 @AutoConfiguration(after = LimiterAutoConfiguration.class)
-@ConditionalOnLimiterEnabled
+@ConditionalOnBooleanProperty(name = "limiter.enabled", matchIfMissing = true)
 @ConditionalOnClass(name = "org.springframework.boot.actuate.endpoint.annotation.Endpoint")
 @ConditionalOnBean({ RateLimiter.class, RateLimitOperationSource.class, LimitResolver.class })
 public final class LimiterEndpointAutoConfiguration {
