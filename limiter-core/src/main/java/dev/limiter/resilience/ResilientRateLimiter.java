@@ -37,6 +37,24 @@ public final class ResilientRateLimiter extends AbstractRateLimiter {
 	private static final Logger logger = LoggerFactory.getLogger(ResilientRateLimiter.class);
 
 	/**
+	 * The state of the breaker in front of the store.
+	 */
+	public enum BreakerState {
+
+		/** Calls go to the store. */
+		CLOSED,
+
+		/** The store failed: calls are decided by their failure policy until a probe. */
+		OPEN,
+
+		/**
+		 * One probe goes to the store; the others are decided by their failure policy.
+		 */
+		HALF_OPEN
+
+	}
+
+	/**
 	 * Told of every degraded decision, for metrics.
 	 */
 	public interface DegradedListener {
@@ -61,15 +79,21 @@ public final class ResilientRateLimiter extends AbstractRateLimiter {
 	private final DegradedListener listener;
 
 	/**
-	 * Create a limiter.
+	 * Create a limiter whose breaker logs each outage once.
 	 * @param store the limiter that uses the store
 	 * @param defaultPolicy the policy of limits that have none of their own
 	 * @param local the in-memory limiter for {@link FailurePolicy#LOCAL}
-	 * @param breaker the breaker in front of the store
+	 * @param failureThreshold consecutive failures that open the breaker
+	 * @param openDuration how long the breaker stays open before a probe
 	 * @param listener told of every degraded decision, or {@code null}
 	 */
-	public ResilientRateLimiter(RateLimiter store, FailurePolicy defaultPolicy, RateLimiter local,
-			CircuitBreaker breaker, DegradedListener listener) {
+	public ResilientRateLimiter(RateLimiter store, FailurePolicy defaultPolicy, RateLimiter local, int failureThreshold,
+			Duration openDuration, DegradedListener listener) {
+		this(store, defaultPolicy, local, loggingBreaker(failureThreshold, openDuration), listener);
+	}
+
+	ResilientRateLimiter(RateLimiter store, FailurePolicy defaultPolicy, RateLimiter local, CircuitBreaker breaker,
+			DegradedListener listener) {
 		if (store == null || defaultPolicy == null || local == null || breaker == null) {
 			throw new IllegalArgumentException("store, defaultPolicy, local and breaker must not be null");
 		}
@@ -88,7 +112,7 @@ public final class ResilientRateLimiter extends AbstractRateLimiter {
 	 * @param openDuration how long it stays open before a probe
 	 * @return the breaker
 	 */
-	public static CircuitBreaker loggingBreaker(int failureThreshold, Duration openDuration) {
+	static CircuitBreaker loggingBreaker(int failureThreshold, Duration openDuration) {
 		return new CircuitBreaker(failureThreshold, openDuration, System::nanoTime, new CircuitBreaker.Listener() {
 
 			@Override
@@ -116,8 +140,20 @@ public final class ResilientRateLimiter extends AbstractRateLimiter {
 				loggingBreaker(3, Duration.ofMillis(500)), null);
 	}
 
-	public CircuitBreaker breaker() {
-		return this.breaker;
+	/**
+	 * Return the state of the breaker in front of the store.
+	 * @return the state
+	 */
+	public BreakerState breakerState() {
+		return BreakerState.valueOf(this.breaker.state().name());
+	}
+
+	/**
+	 * Return how long until the open breaker lets a probe through to the store.
+	 * @return the time left open; zero when not open
+	 */
+	public Duration breakerRemainingOpen() {
+		return this.breaker.remainingOpen();
 	}
 
 	@Override

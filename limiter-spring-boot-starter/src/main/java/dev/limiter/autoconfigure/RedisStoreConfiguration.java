@@ -22,7 +22,6 @@ import dev.limiter.Limit;
 import dev.limiter.RateLimiter;
 import dev.limiter.cache.RejectionCachingRateLimiter;
 import dev.limiter.internal.redis.LimiterConnectionFactories;
-import dev.limiter.internal.resilience.CircuitBreaker;
 import dev.limiter.internal.store.LimiterRedisConnection;
 import dev.limiter.memory.InMemoryRateLimiter;
 import dev.limiter.redis.RedisRateLimiter;
@@ -98,7 +97,8 @@ final class RedisStoreConfiguration {
 		ResilientRateLimiter limiter = new ResilientRateLimiter(store, properties.getFailure().getPolicy(),
 				new InMemoryRateLimiter(Clock.systemUTC(), properties.isCountRejected(),
 						properties.getMemory().getMaximumKeys()),
-				breaker(properties), degradedListener(degradedListeners.orderedStream().toList()));
+				properties.getBreaker().getFailureThreshold(), properties.getBreaker().getOpenDuration(),
+				degradedListener(degradedListeners.orderedStream().toList()));
 		logger.info(
 				"Limiter stores rate limits in Redis at {} ({} clock): the application has a RedisConnectionFactory; "
 						+ "when Redis does not answer within {}, {} (limiter.failure.policy={})",
@@ -108,11 +108,6 @@ final class RedisStoreConfiguration {
 						: "the connection factory's timeout",
 				describe(properties.getFailure().getPolicy()), text(properties.getFailure().getPolicy()));
 		return limiter;
-	}
-
-	private static CircuitBreaker breaker(LimiterProperties properties) {
-		LimiterProperties.Breaker breaker = properties.getBreaker();
-		return ResilientRateLimiter.loggingBreaker(breaker.getFailureThreshold(), breaker.getOpenDuration());
 	}
 
 	private static ResilientRateLimiter.DegradedListener degradedListener(

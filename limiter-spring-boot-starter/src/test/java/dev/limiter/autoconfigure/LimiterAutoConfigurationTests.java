@@ -42,7 +42,6 @@ import dev.limiter.internal.call.RateLimitAdvisor;
 import dev.limiter.internal.call.RateLimitAspect;
 import dev.limiter.internal.call.RateLimitOperationSource;
 import dev.limiter.internal.key.MethodRateLimitKeyResolver;
-import dev.limiter.internal.resilience.CircuitBreaker;
 import dev.limiter.internal.store.LimiterRedisConnection;
 import dev.limiter.internal.web.RateLimitHeaders;
 import dev.limiter.internal.web.servlet.RateLimitExceptionHandler;
@@ -116,8 +115,8 @@ class LimiterAutoConfigurationTests {
 				assertThat(decision.isDegraded()).isTrue();
 				assertThat(decision.isAllowed()).as("fail-closed").isFalse();
 				// One failure opens the breaker, which then stays open for the hour.
-				assertThat(limiter.breaker().state()).isEqualTo(CircuitBreaker.State.OPEN);
-				assertThat(limiter.breaker().remainingOpen()).isGreaterThan(Duration.ofMinutes(59));
+				assertThat(limiter.breakerState()).isEqualTo(ResilientRateLimiter.BreakerState.OPEN);
+				assertThat(limiter.breakerRemainingOpen()).isGreaterThan(Duration.ofMinutes(59));
 				assertThat(context.getBean(RateLimitAspect.class)).isNotNull();
 			});
 	}

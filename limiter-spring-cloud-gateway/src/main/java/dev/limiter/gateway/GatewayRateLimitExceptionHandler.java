@@ -35,7 +35,7 @@ public class GatewayRateLimitExceptionHandler implements WebExceptionHandler, Or
 	 * @param responses the responses to rejections
 	 * @param codecs the writers of the body
 	 */
-	public GatewayRateLimitExceptionHandler(RateLimitResponses responses, ServerCodecConfigurer codecs) {
+	GatewayRateLimitExceptionHandler(RateLimitResponses responses, ServerCodecConfigurer codecs) {
 		if (responses == null || codecs == null) {
 			throw new IllegalArgumentException("responses and codecs must not be null");
 		}

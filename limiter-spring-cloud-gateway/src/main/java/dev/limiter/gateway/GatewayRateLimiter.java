@@ -53,7 +53,7 @@ public class GatewayRateLimiter
 	 * @param headers the header writer
 	 * @param configurationService binds the route arguments
 	 */
-	public GatewayRateLimiter(RateLimiter rateLimiter, LimitResolver limits, RateLimitHeaders headers,
+	GatewayRateLimiter(RateLimiter rateLimiter, LimitResolver limits, RateLimitHeaders headers,
 			ConfigurationService configurationService) {
 		super(Config.class, CONFIGURATION_PROPERTY_NAME, configurationService);
 		if (rateLimiter == null || limits == null || headers == null) {

@@ -4,7 +4,6 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 import dev.limiter.RateLimiter;
-import dev.limiter.internal.resilience.CircuitBreaker;
 import dev.limiter.internal.store.LimiterRedisConnection;
 import dev.limiter.memory.InMemoryRateLimiter;
 import dev.limiter.resilience.ResilientRateLimiter;
@@ -53,9 +52,9 @@ public final class LimiterHealthCheck {
 			details.put("timeout", this.connection.getTimeout().toMillis() + "ms");
 		}
 		if (this.rateLimiter instanceof ResilientRateLimiter resilient) {
-			CircuitBreaker.State state = resilient.breaker().state();
+			ResilientRateLimiter.BreakerState state = resilient.breakerState();
 			details.put("breaker", state.name());
-			if (state == CircuitBreaker.State.OPEN) {
+			if (state == ResilientRateLimiter.BreakerState.OPEN) {
 				details.put("error", "Redis did not answer; calls are decided by their failure policy");
 				return new Result(Result.DOWN, details);
 			}
