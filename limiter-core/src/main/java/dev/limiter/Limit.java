@@ -148,6 +148,19 @@ public final class Limit {
 	}
 
 	/**
+	 * Return a copy of this limit with another threshold; calls counted under this limit
+	 * keep counting under the copy (the state of a limit does not depend on its
+	 * threshold).
+	 * @param threshold the most permits in any window, 1 to {@link #MAX_THRESHOLD}
+	 * @return the limit
+	 * @throws IllegalArgumentException if the threshold is out of range
+	 */
+	public Limit withThreshold(long threshold) {
+		return new Limit(this.name, threshold, this.period, this.failurePolicy, this.localThreshold, this.algorithm,
+				this.slices);
+	}
+
+	/**
 	 * Return a copy of this limit counted by another algorithm.
 	 * @param algorithm the algorithm
 	 * @return the limit
@@ -242,14 +255,14 @@ public final class Limit {
 	}
 
 	/**
-	 * Return whether this limit counts into the same state as another one: same
-	 * threshold, period and algorithm, and the same slices for buckets.
+	 * Return whether this limit counts into the same state as another one: the same
+	 * period and algorithm, and the same slices for buckets. The thresholds may differ: a
+	 * limit whose threshold changes keeps counting in the same state.
 	 * @param other the other limit
 	 * @return whether both share their state
 	 */
 	public boolean sameWindowAs(Limit other) {
-		return this.threshold == other.threshold && this.period.equals(other.period)
-				&& this.algorithm == other.algorithm
+		return this.period.equals(other.period) && this.algorithm == other.algorithm
 				&& (this.algorithm != Algorithm.SLIDING_BUCKETS || this.slices == other.slices);
 	}
 
@@ -261,8 +274,9 @@ public final class Limit {
 		if (!(obj instanceof Limit other)) {
 			return false;
 		}
-		return this.name.equals(other.name) && sameWindowAs(other) && this.failurePolicy == other.failurePolicy
-				&& this.localThreshold == other.localThreshold && this.slices == other.slices;
+		return this.name.equals(other.name) && this.threshold == other.threshold && sameWindowAs(other)
+				&& this.failurePolicy == other.failurePolicy && this.localThreshold == other.localThreshold
+				&& this.slices == other.slices;
 	}
 
 	@Override

@@ -65,7 +65,40 @@ public abstract class AlgorithmContractTests {
 		assertThat(runSchedules((random) -> algorithms[random.nextInt(algorithms.length)])).isEmpty();
 	}
 
+	/**
+	 * Thresholds changed between calls (as an override or a refresh changes them): what
+	 * was counted keeps counting under the new numbers, exactly as the oracle, which
+	 * takes each change at the time of the next call, says.
+	 */
+	@ParameterizedTest
+	@EnumSource(Algorithm.class)
+	void randomSchedulesWithChangingThresholdsKeepTheAlgorithmsPromise(Algorithm algorithm) {
+		assertThat(runSchedules((random) -> algorithm, true)).isEmpty();
+	}
+
+	@ParameterizedTest
+	@EnumSource(Algorithm.class)
+	void aLoweredThresholdRejectsACallerAlreadyOverItAndARaisedOneAdmitsAtOnce(Algorithm algorithm) {
+		RateLimiter limiter = limiter(this.clock, false);
+		Limit ten = Limit.of("tiers", 10, Duration.ofHours(1)).withAlgorithm(algorithm);
+		for (int i = 0; i < 8; i++) {
+			assertThat(limiter.acquire("changed", ten).isAllowed()).isTrue();
+		}
+		Decision lowered = limiter.acquire("changed", ten.withThreshold(5));
+		assertThat(lowered.isAllowed()).as("8 used, lowered to 5").isFalse();
+		assertThat(lowered.remaining()).isZero();
+		Decision raised = limiter.acquire("changed", ten.withThreshold(20));
+		assertThat(raised.isAllowed()).as("8 used, raised to 20").isTrue();
+		assertThat(raised.remaining()).isEqualTo(11);
+		assertThat(limiter.usage("changed", List.of(ten)).get(0).used()).as("back at 10").isEqualTo(9);
+	}
+
 	private List<String> runSchedules(java.util.function.Function<Random, Algorithm> algorithms) {
+		return runSchedules(algorithms, false);
+	}
+
+	private List<String> runSchedules(java.util.function.Function<Random, Algorithm> algorithms,
+			boolean changeThresholds) {
 		int schedules = schedules();
 		long seed = Long.getLong(RateLimiterContractTests.SCHEDULES_PROPERTY + ".seed", System.nanoTime());
 		Random random = new Random(seed);
@@ -87,6 +120,15 @@ public abstract class AlgorithmContractTests {
 			String key = "schedule-" + schedule;
 			for (int call = 0; call < 40 && violations.isEmpty(); call++) {
 				this.clock.advance(Duration.ofNanos(random.nextInt(400_000) * 1_000L));
+				if (changeThresholds && random.nextInt(5) == 0) {
+					long now = this.clock.instant().getEpochSecond() * 1_000_000
+							+ this.clock.instant().getNano() / 1_000;
+					int changed = random.nextInt(limits.size());
+					Limit limit = limits.get(changed).withThreshold(1 + random.nextInt(20));
+					limits.set(changed, limit);
+					oracles.get(changed).retarget(limit, now);
+					smallest = limits.stream().mapToLong(Limit::threshold).min().getAsLong();
+				}
 				long permits = (random.nextInt(4) == 0) ? 1 + random.nextInt((int) smallest) : 1;
 				Decision decision = limiter.acquire(key, permits, limits);
 				String where = "seed " + seed + ", schedule " + schedule + " " + limits + ", call " + call + ", "
@@ -263,7 +305,7 @@ public abstract class AlgorithmContractTests {
 	void aResetForgetsTheKeyUnderTheGivenLimitsOnly(Algorithm algorithm) {
 		RateLimiter limiter = limiter(this.clock, false);
 		Limit limit = Limit.of(2, Duration.ofSeconds(60)).withAlgorithm(algorithm);
-		Limit other = Limit.of(3, Duration.ofSeconds(60)).withAlgorithm(algorithm);
+		Limit other = Limit.of(3, Duration.ofSeconds(61)).withAlgorithm(algorithm);
 		limiter.acquire("reset", 2, List.of(limit, other));
 		assertThat(limiter.acquire("reset", limit).isAllowed()).isFalse();
 		limiter.reset("reset", List.of(limit));

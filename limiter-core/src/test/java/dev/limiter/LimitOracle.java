@@ -10,7 +10,7 @@ import java.util.List;
  */
 public abstract class LimitOracle {
 
-	protected final Limit limit;
+	protected Limit limit;
 
 	protected final List<long[]> admitted = new ArrayList<>();
 
@@ -39,6 +39,14 @@ public abstract class LimitOracle {
 
 	/** Return the permits left at {@code now}. */
 	public abstract long remaining(long now);
+
+	/**
+	 * Take a new threshold (same period and algorithm) at {@code now}: what was admitted
+	 * keeps counting under the new number.
+	 */
+	public void retarget(Limit limit, long now) {
+		this.limit = limit;
+	}
 
 	/**
 	 * Record an admitted call.
@@ -151,16 +159,40 @@ public abstract class LimitOracle {
 	 */
 	static final class TokenBucket extends LimitOracle {
 
-		private final long interval;
+		private long interval;
 
 		private long level;
 
 		private long lastUpdate = Long.MIN_VALUE;
 
+		/** Admissions before this time were under another threshold. */
+		private long changedAt = Long.MIN_VALUE;
+
 		TokenBucket(Limit limit) {
 			super(limit);
+			this.interval = interval(limit);
+		}
+
+		private static long interval(Limit limit) {
 			long interval = limit.periodMicros() / limit.threshold();
-			this.interval = (interval * limit.threshold() < limit.periodMicros()) ? interval + 1 : interval;
+			return (interval * limit.threshold() < limit.periodMicros()) ? interval + 1 : interval;
+		}
+
+		/**
+		 * The level is work in intervals: the permits it holds keep counting, each now
+		 * worth the new interval (rounded up, as a change must never add room).
+		 */
+		@Override
+		public void retarget(Limit limit, long now) {
+			long interval = interval(limit);
+			long level = levelAt(now);
+			if (interval != this.interval && level > 0) {
+				this.level = (long) Math.ceil((double) level / this.interval * interval);
+				this.lastUpdate = now;
+			}
+			this.interval = interval;
+			this.changedAt = now;
+			super.retarget(limit, now);
 		}
 
 		private long levelAt(long now) {
@@ -190,6 +222,10 @@ public abstract class LimitOracle {
 			// at most N + N·t/W in any interval [from, now] of length t
 			for (long[] entry : this.admitted) {
 				long from = entry[0];
+				if (from < this.changedAt) {
+					// the promise holds for the intervals under one threshold
+					continue;
+				}
 				long count = admittedIn(from - 1, now);
 				double allowed = this.limit.threshold()
 						+ (double) this.limit.threshold() * (now - from) / this.limit.periodMicros();

@@ -66,4 +66,14 @@ class LimitTests {
 		assertThat(limit.sameWindowAs(Limit.of(3, Duration.ofSeconds(2)))).isFalse();
 	}
 
+	@Test
+	void sharesWindowWhateverTheThreshold() {
+		Limit limit = Limit.of(3, Duration.ofSeconds(1)).withAlgorithm(Algorithm.SLIDING_BUCKETS).withSlices(10);
+		assertThat(limit.sameWindowAs(limit.withThreshold(7))).isTrue();
+		assertThat(limit.withThreshold(7)).isNotEqualTo(limit);
+		assertThat(limit.withThreshold(7).threshold()).isEqualTo(7);
+		assertThat(limit.sameWindowAs(limit.withSlices(20))).isFalse();
+		assertThat(limit.sameWindowAs(limit.withAlgorithm(Algorithm.TOKEN_BUCKET))).isFalse();
+	}
+
 }

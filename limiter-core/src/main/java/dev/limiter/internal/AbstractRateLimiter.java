@@ -183,7 +183,8 @@ public abstract class AbstractRateLimiter implements RateLimiter {
 	 * @param key the key
 	 * @param permits the permits
 	 * @param limits the limits
-	 * @return the limits without duplicates of the same window
+	 * @return the limits, of those that share a window only the one with the lowest
+	 * threshold
 	 * @throws IllegalArgumentException naming the argument and its allowed range
 	 */
 	public static List<Limit> validate(String key, long permits, List<Limit> limits) {
@@ -207,8 +208,8 @@ public abstract class AbstractRateLimiter implements RateLimiter {
 					break;
 				}
 			}
-			if (distinct != null && !containsWindow(distinct, limit)) {
-				distinct.add(limit);
+			if (distinct != null) {
+				keepLowest(distinct, limit);
 			}
 		}
 		if (permits < 1 || permits > smallest) {
@@ -238,13 +239,21 @@ public abstract class AbstractRateLimiter implements RateLimiter {
 		return Duration.ofNanos(Math.multiplyExact(Math.max(0, micros), 1_000L));
 	}
 
-	private static boolean containsWindow(List<Limit> limits, Limit limit) {
-		for (Limit candidate : limits) {
-			if (candidate.sameWindowAs(limit)) {
-				return true;
+	/**
+	 * Add a limit to distinct ones unless one of them counts in the same state; limits
+	 * that share their state count the same calls, so the lowest threshold is the one
+	 * that decides, and the only one kept.
+	 */
+	private static void keepLowest(List<Limit> distinct, Limit limit) {
+		for (int i = 0; i < distinct.size(); i++) {
+			if (distinct.get(i).sameWindowAs(limit)) {
+				if (limit.threshold() < distinct.get(i).threshold()) {
+					distinct.set(i, limit);
+				}
+				return;
 			}
 		}
-		return false;
+		distinct.add(limit);
 	}
 
 }

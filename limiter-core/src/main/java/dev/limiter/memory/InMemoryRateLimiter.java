@@ -277,16 +277,22 @@ public final class InMemoryRateLimiter extends AbstractRateLimiter {
 		private Window[] load(long now, List<Limit> limits) {
 			Window[] windows = new Window[limits.size()];
 			for (int i = 0; i < windows.length; i++) {
-				windows[i] = window(limits.get(i));
+				windows[i] = window(limits.get(i), now);
 				windows[i].load(now);
+				// a changed threshold can make a window count for longer than it did
+				this.expiresAt = Math.max(this.expiresAt, windows[i].expiresAt());
 			}
 			return windows;
 		}
 
-		private Window window(Limit limit) {
+		private Window window(Limit limit, long now) {
 			for (int i = 0; i < this.limits.size(); i++) {
 				if (this.limits.get(i).sameWindowAs(limit)) {
-					return this.windows.get(i);
+					Window window = this.windows.get(i);
+					if (window.threshold() != limit.threshold()) {
+						window.retarget(limit, now);
+					}
+					return window;
 				}
 			}
 			Window window = AlgorithmDescriptor.of(limit.algorithm()).newWindow(limit);

@@ -56,6 +56,13 @@ class AbstractRateLimiterTests {
 	}
 
 	@Test
+	void ofLimitsThatShareAWindowTheLowestThresholdDecidesAlone() {
+		Limit lower = this.large.withThreshold(2).named("lower");
+		List<Limit> limits = List.of(this.large, this.small, lower, this.large.withThreshold(4));
+		assertThat(AbstractRateLimiter.validate("k", 1, limits)).containsExactly(lower, this.small);
+	}
+
+	@Test
 	void neverCallsTheStoreWithInvalidArguments() {
 		List<String> calls = new ArrayList<>();
 		AbstractRateLimiter limiter = new AbstractRateLimiter() {

@@ -100,8 +100,7 @@ class RedisAlgorithmIntegrationTests extends AlgorithmContractTests {
 		}
 		assertThat(limiter.acquire("same", 1, limits).isAllowed()).isTrue();
 		assertThat(this.redis.command("KEYS", "limiter:{same}*")).asList()
-			.containsExactlyInAnyOrder("limiter:{same}:3:60000", "limiter:{same}:3:60000:b60",
-					"limiter:{same}:3:60000:t");
+			.containsExactlyInAnyOrder("limiter:{same}:w60000", "limiter:{same}:w60000:b60", "limiter:{same}:w60000:t");
 	}
 
 }

@@ -99,7 +99,7 @@ class HostileInputWebIntegrationTests {
 			// A new spoofed address does not give a new quota.
 			assertThat(call(mvc, get("/greeting").header("X-Forwarded-For", "2.2.2.2")).getStatus()).isEqualTo(429);
 			assertThat(keys(redis)).containsExactly(
-					"limiter:{m:dev.limiter.web.HostileInputWebIntegrationTests$HostileController.greeting:ip:10.0.0.1}:1:60000");
+					"limiter:{m:dev.limiter.web.HostileInputWebIntegrationTests$HostileController.greeting:ip:10.0.0.1}:w60000");
 		});
 	}
 
@@ -113,8 +113,8 @@ class HostileInputWebIntegrationTests {
 			assertThat(call(mvc, get("/greeting").header("X-Forwarded-For", "2.2.2.2, 10.9.9.9")).getStatus())
 				.isEqualTo(429);
 			assertThat(keys(redis)).containsExactlyInAnyOrder(
-					"limiter:{m:dev.limiter.web.HostileInputWebIntegrationTests$HostileController.greeting:ip:1.1.1.1}:1:60000",
-					"limiter:{m:dev.limiter.web.HostileInputWebIntegrationTests$HostileController.greeting:ip:2.2.2.2}:1:60000");
+					"limiter:{m:dev.limiter.web.HostileInputWebIntegrationTests$HostileController.greeting:ip:1.1.1.1}:w60000",
+					"limiter:{m:dev.limiter.web.HostileInputWebIntegrationTests$HostileController.greeting:ip:2.2.2.2}:w60000");
 		});
 	}
 
@@ -132,7 +132,7 @@ class HostileInputWebIntegrationTests {
 			assertNoStackTrace(again);
 			assertThat(keys(redis)).hasSize(2)
 				.contains(
-						"limiter:{m:dev.limiter.web.HostileInputWebIntegrationTests$HostileController.api:ip:10.0.0.1}:1:60000");
+						"limiter:{m:dev.limiter.web.HostileInputWebIntegrationTests$HostileController.api:ip:10.0.0.1}:w60000");
 		});
 		assertThat(output).containsOnlyOnce("Rate-limit key '#request.getHeader('X-Api-Key')' of "
 				+ HostileController.class.getName() + ".api() could not be evaluated");

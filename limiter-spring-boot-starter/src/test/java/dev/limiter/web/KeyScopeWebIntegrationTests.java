@@ -81,7 +81,7 @@ class KeyScopeWebIntegrationTests {
 			MockMvc mvc = mvc(context);
 			assertThat(statuses(mvc, get("/books"), get("/films"), get("/books"))).containsExactly(200, 200, 429);
 			assertThat(redis.command("KEYS", "limiter:*")).asList()
-				.containsExactly("limiter:{n:catalogue:ip:" + WebTests.DEFAULT_CLIENT + "}:2:60000");
+				.containsExactly("limiter:{n:catalogue:ip:" + WebTests.DEFAULT_CLIENT + "}:w60000");
 		});
 	}
 

@@ -112,7 +112,7 @@ class RateLimitWebIntegrationTests {
 			assertThat(Long.parseLong(rejected.getHeader("Retry-After"))).isBetween(1L, 30L);
 			assertThat(redis.command("KEYS", "limiter:*")).asList()
 				.containsExactly(
-						"limiter:{m:dev.limiter.web.RateLimitWebIntegrationTests$GreetingController.greeting:ip:10.0.0.1}:2:30000");
+						"limiter:{m:dev.limiter.web.RateLimitWebIntegrationTests$GreetingController.greeting:ip:10.0.0.1}:w30000");
 		});
 	}
 

@@ -139,7 +139,7 @@ class RedisFaultWebIntegrationTests {
 			assertThat(third.getStatus()).isEqualTo(429);
 			assertThat(third.getHeader("X-RateLimit-Remaining")).isEqualTo("0");
 			assertThat(redis.command("ZCARD",
-					"limiter:{m:dev.limiter.web.RedisFaultWebIntegrationTests$FaultController.few:ip:127.0.0.1}:2:60000"))
+					"limiter:{m:dev.limiter.web.RedisFaultWebIntegrationTests$FaultController.few:ip:127.0.0.1}:w60000"))
 				.isEqualTo(2L);
 		});
 	}

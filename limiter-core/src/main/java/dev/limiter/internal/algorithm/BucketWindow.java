@@ -9,8 +9,6 @@ import dev.limiter.Limit;
  */
 final class BucketWindow extends Window {
 
-	private final long threshold;
-
 	private final long slice;
 
 	private final long covering;
@@ -22,7 +20,7 @@ final class BucketWindow extends Window {
 	private long current;
 
 	BucketWindow(Limit limit) {
-		this.threshold = limit.threshold();
+		super(limit);
 		this.slice = limit.sliceMicros();
 		this.covering = (limit.periodMicros() + this.slice - 1) / this.slice;
 		this.indexes = new long[(int) this.covering + 1];

@@ -7,14 +7,12 @@ import dev.limiter.Limit;
  */
 final class LogWindow extends Window {
 
-	private final long threshold;
-
 	private final long period;
 
 	private final LongRing log;
 
 	LogWindow(Limit limit) {
-		this.threshold = limit.threshold();
+		super(limit);
 		this.period = limit.periodMicros();
 		this.log = new LongRing((int) Math.min(limit.threshold(), 16));
 	}

@@ -9,15 +9,26 @@ import dev.limiter.Limit;
  */
 final class TokenBucketWindow extends Window {
 
-	private final long threshold;
-
-	private final long refill;
+	private long refill;
 
 	private long arrival;
 
 	TokenBucketWindow(Limit limit) {
-		this.threshold = limit.threshold();
+		super(limit);
 		this.refill = limit.refillMicros();
+	}
+
+	@Override
+	public void retarget(Limit limit, long now) {
+		super.retarget(limit, now);
+		long refill = limit.refillMicros();
+		if (refill != this.refill && this.arrival > now) {
+			// the permits taken still count, refilled at the new rate: the twin of the
+			// fragment's conversion (once, on the first call that brings the new
+			// interval), rounded up so that a change never adds room
+			this.arrival = now + (long) Math.ceil((double) (this.arrival - now) / this.refill * refill);
+		}
+		this.refill = refill;
 	}
 
 	@Override

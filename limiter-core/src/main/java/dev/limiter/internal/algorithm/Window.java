@@ -1,5 +1,7 @@
 package dev.limiter.internal.algorithm;
 
+import dev.limiter.Limit;
+
 /**
  * The state of one limit for one key, in memory: the twin of that algorithm's script,
  * made by its {@link AlgorithmDescriptor}. Not thread-safe; the in-memory engine's key
@@ -7,8 +9,34 @@ package dev.limiter.internal.algorithm;
  */
 public abstract class Window {
 
+	/** The threshold in force: the latest a call gave, see {@link #retarget}. */
+	long threshold;
+
 	/** The permits counted now, after {@link #load} or {@link #record}. */
 	long used;
+
+	Window(Limit limit) {
+		this.threshold = limit.threshold();
+	}
+
+	/**
+	 * Take a new threshold for the same state, before a load: what was counted keeps
+	 * counting under the new number (a caller over it is rejected at once, one under it
+	 * gets the room at once).
+	 * @param limit the limit with the new threshold, of the same period and algorithm
+	 * @param now the time of the call that brings it
+	 */
+	public void retarget(Limit limit, long now) {
+		this.threshold = limit.threshold();
+	}
+
+	/**
+	 * Return the threshold in force.
+	 * @return the threshold
+	 */
+	public long threshold() {
+		return this.threshold;
+	}
 
 	/**
 	 * Return the permits counted now, after {@link #load} or {@link #record}.

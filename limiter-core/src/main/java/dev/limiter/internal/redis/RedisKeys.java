@@ -7,15 +7,16 @@ import dev.limiter.internal.algorithm.AlgorithmDescriptor;
 /**
  * Builds the Redis keys of every limit's state.
  * <p>
- * A key is {@code <prefix>{<tag>}:<threshold>:<period ms>} for a sliding-window log (the
- * format of the first versions, so their logs keep counting), followed by
- * {@code :b<slices>} for sliding buckets and {@code :t} for a token bucket. Every key of
- * one caller key shares the hash tag, so one script call touches one Redis Cluster slot.
- * The tag is the caller key with {@code %}, <code>{</code> and <code>}</code>
- * percent-encoded, so nothing in it can end the tag early and move the key to another
- * slot; a caller key longer than {@value #MAX_TAG_LENGTH} characters is replaced by its
- * SHA-256, which keeps keys bounded. Both forms are injective, so two caller keys never
- * share a log.
+ * A key is {@code <prefix>{<tag>}:w<period ms>} for a sliding-window log, followed by
+ * {@code :b<slices>} for sliding buckets and {@code :t} for a token bucket. The threshold
+ * is not in the key, so a limit whose threshold changes keeps its count (the keys of
+ * versions before 1.0 carried it: {@code <prefix>{<tag>}:<threshold>:<period ms>}, and
+ * the {@code w} keeps the two layouts apart). Every key of one caller key shares the hash
+ * tag, so one script call touches one Redis Cluster slot. The tag is the caller key with
+ * {@code %}, <code>{</code> and <code>}</code> percent-encoded, so nothing in it can end
+ * the tag early and move the key to another slot; a caller key longer than
+ * {@value #MAX_TAG_LENGTH} characters is replaced by its SHA-256, which keeps keys
+ * bounded. Both forms are injective, so two caller keys never share a log.
  */
 public final class RedisKeys {
 
@@ -35,7 +36,7 @@ public final class RedisKeys {
 	 * @return the Redis key
 	 */
 	public static String key(String prefix, String key, Limit limit) {
-		return prefix + "{" + tag(key) + "}:" + limit.threshold() + ":" + limit.period().toMillis()
+		return prefix + "{" + tag(key) + "}:w" + limit.period().toMillis()
 				+ AlgorithmDescriptor.of(limit.algorithm()).keySuffix(limit);
 	}
 

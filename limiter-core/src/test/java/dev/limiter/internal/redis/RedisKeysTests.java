@@ -15,7 +15,7 @@ class RedisKeysTests {
 	@Test
 	void keyHasPrefixHashTagThresholdAndPeriod() {
 		assertThat(RedisKeys.key("limiter:", "alice:/orders/{id}", this.limit))
-			.isEqualTo("limiter:{alice:/orders/%7Bid%7D}:2:30000");
+			.isEqualTo("limiter:{alice:/orders/%7Bid%7D}:w30000");
 	}
 
 	@Test
