@@ -161,6 +161,18 @@ public final class Limit {
 	}
 
 	/**
+	 * Return a copy of this limit over another period; it counts in a state of its own.
+	 * @param period the window, a whole number of milliseconds from 1ms to
+	 * {@link #MAX_PERIOD}
+	 * @return the limit
+	 * @throws IllegalArgumentException if the period is out of range
+	 */
+	public Limit withPeriod(Duration period) {
+		return new Limit(this.name, this.threshold, period, this.failurePolicy, this.localThreshold, this.algorithm,
+				this.slices);
+	}
+
+	/**
 	 * Return a copy of this limit counted by another algorithm.
 	 * @param algorithm the algorithm
 	 * @return the limit

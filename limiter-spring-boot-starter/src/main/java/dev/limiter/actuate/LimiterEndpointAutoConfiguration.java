@@ -16,8 +16,9 @@ import dev.limiter.autoconfigure.LimiterAutoConfiguration;
 import dev.limiter.autoconfigure.LimiterProperties;
 import dev.limiter.internal.call.RateLimitOperationSource;
 import dev.limiter.internal.limits.LimitResolver;
+import dev.limiter.internal.limits.OverrideStore;
 import dev.limiter.internal.store.RateLimitResets;
-import dev.limiter.internal.store.ResetSubscription;
+import dev.limiter.internal.store.RedisSubscription;
 import dev.limiter.resilience.ResilientRateLimiter;
 
 /**
@@ -35,9 +36,11 @@ public final class LimiterEndpointAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	RateLimitsEndpoint rateLimitsEndpoint(RateLimitOperationSource operations, RateLimiter rateLimiter,
-			LimitResolver limitResolver, LimiterProperties properties, ObjectProvider<RateLimitResets> resets) {
+			LimitResolver limitResolver, LimiterProperties properties, ObjectProvider<RateLimitResets> resets,
+			ObjectProvider<OverrideStore> overrideStore) {
 		return new RateLimitsEndpoint(operations, rateLimiter, limitResolver, properties.getFailure().getPolicy(),
-				resets.getIfAvailable());
+				resets.getIfAvailable(),
+				overrideStore.getIfAvailable(() -> OverrideStore.local(limitResolver.overrides())));
 	}
 
 	@Configuration(proxyBeanMethods = false)
@@ -54,11 +57,11 @@ public final class LimiterEndpointAutoConfiguration {
 		}
 
 		@Bean
-		ResetSubscription limiterResetSubscription(RedisConnectionFactory connectionFactory, RateLimitResets resets) {
+		RedisSubscription limiterResetSubscription(RedisConnectionFactory connectionFactory, RateLimitResets resets) {
 			RedisMessageListenerContainer container = new RedisMessageListenerContainer();
 			container.setConnectionFactory(connectionFactory);
 			container.addMessageListener(resets, resets.getChannel());
-			return new ResetSubscription(container);
+			return new RedisSubscription(container, "resets");
 		}
 
 	}

@@ -5,11 +5,16 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.springframework.boot.actuate.endpoint.annotation.DeleteOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
+import org.springframework.boot.actuate.endpoint.SecurityContext;
 import org.springframework.boot.actuate.endpoint.annotation.Selector;
+import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
 import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
+import org.springframework.boot.convert.DurationStyle;
 import org.springframework.lang.Nullable;
 
 import dev.limiter.Algorithm;
@@ -20,7 +25,10 @@ import dev.limiter.Usage;
 import dev.limiter.internal.call.AnnotatedOperation;
 import dev.limiter.internal.call.RateLimitOperationSource;
 import dev.limiter.internal.limits.LimitAttributes;
+import dev.limiter.internal.limits.LimitOverrides;
+import dev.limiter.internal.limits.LimitOverrides.Numbers;
 import dev.limiter.internal.limits.LimitResolver;
+import dev.limiter.internal.limits.OverrideStore;
 import dev.limiter.internal.store.RateLimitResets;
 
 /**
@@ -33,9 +41,15 @@ import dev.limiter.internal.store.RateLimitResets;
  * name, otherwise {@code m:<class>.<method>}. A name or scope that no limit has is a 404
  * for reads and resets alike. A caller is the rest of the key: {@code u:<user>} or
  * {@code ip:<address>} for the default key, or the value of a SpEL key.
+ * <p>
+ * A {@code POST} sets an override of a named limit's numbers, or of one caller's, and
+ * with no numbers removes it: the Redis store keeps it for every instance and across
+ * restarts, the in-memory store for this instance only.
  */
 @Endpoint(id = "ratelimits")
 public class RateLimitsEndpoint {
+
+	private static final Logger logger = LoggerFactory.getLogger(RateLimitsEndpoint.class);
 
 	private final RateLimitOperationSource operations;
 
@@ -47,6 +61,8 @@ public class RateLimitsEndpoint {
 
 	private final RateLimitResets resets;
 
+	private final OverrideStore overrideStore;
+
 	/**
 	 * Create the endpoint.
 	 * @param operations the rate-limited methods
@@ -56,14 +72,16 @@ public class RateLimitsEndpoint {
 	 * ({@code limiter.failure.policy})
 	 * @param resets tells the other instances of a reset, or {@code null} with a store
 	 * that only this instance sees
+	 * @param overrideStore where overrides are kept
 	 */
 	RateLimitsEndpoint(RateLimitOperationSource operations, RateLimiter rateLimiter, LimitResolver limits,
-			FailurePolicy defaultPolicy, RateLimitResets resets) {
+			FailurePolicy defaultPolicy, RateLimitResets resets, OverrideStore overrideStore) {
 		this.operations = operations;
 		this.rateLimiter = rateLimiter;
 		this.limits = limits;
 		this.defaultPolicy = defaultPolicy;
 		this.resets = resets;
+		this.overrideStore = overrideStore;
 	}
 
 	/**
@@ -107,10 +125,10 @@ public class RateLimitsEndpoint {
 		String fullKey = operation.key(key);
 		Map<String, Object> result = new LinkedHashMap<>();
 		result.put("key", fullKey);
-		result.put("limits", usage(fullKey, operation));
+		result.put("limits", usage(fullKey, operation, null));
 		if (!operation.getPlans().isEmpty()) {
 			Map<String, Object> plans = new LinkedHashMap<>();
-			operation.getPlans().forEach((plan, planned) -> plans.put(plan, usage(fullKey, planned)));
+			operation.getPlans().forEach((plan, planned) -> plans.put(plan, usage(fullKey, planned, plan)));
 			result.put("plans", plans);
 		}
 		return result;
@@ -141,9 +159,209 @@ public class RateLimitsEndpoint {
 		return Map.of("reset", fullKey);
 	}
 
-	private List<Object> usage(String fullKey, AnnotatedOperation operation) {
+	/**
+	 * Set an override of a named limit's numbers (and of its plans'), or of one caller's
+	 * numbers under it; without numbers, remove it and let the configured ones apply
+	 * again. A bad value is a 400 that names it, and changes nothing.
+	 * @param name the limit's name, such as {@code search}
+	 * @param key the caller, such as {@code u:alice}, for that caller's own numbers, or
+	 * {@code null} for the limit's
+	 * @param threshold the threshold, or {@code null} to keep the configured one
+	 * @param period the period, such as {@code 1m} or {@code PT30S}, or {@code null} to
+	 * keep the configured one
+	 * @param plans the numbers of the limit's plans, such as {@code {"pro": {"threshold":
+	 * 100}}}, or {@code null}
+	 * @param securityContext who sets it, for the log
+	 * @return what applies now, a 400 naming a bad value, or a 404 when no limit has that
+	 * name
+	 */
+	@WriteOperation
+	public WebEndpointResponse<Map<String, Object>> override(@Selector String name, @Nullable String key,
+			@Nullable Long threshold, @Nullable String period, @Nullable Map<String, Object> plans,
+			SecurityContext securityContext) {
+		AnnotatedOperation operation = operation(name);
+		if (operation == null) {
+			return new WebEndpointResponse<>(WebEndpointResponse.STATUS_NOT_FOUND);
+		}
+		LimitOverrides.NamedOverride override;
+		try {
+			if (operation.getLimits().stream().noneMatch((limit) -> limit.name().equals(name))) {
+				throw new IllegalArgumentException("'" + name + "' is the scope of unnamed limits: only a named limit "
+						+ "(limiter.limits.<name>, or @RateLimit(name = ...)) can be overridden");
+			}
+			Numbers numbers = new Numbers(threshold, duration("period", period));
+			Map<String, Numbers> planNumbers = planNumbers(name, key, plans);
+			check(name, numbers, planNumbers);
+			override = new LimitOverrides.NamedOverride(numbers, planNumbers);
+		}
+		catch (IllegalArgumentException ex) {
+			return new WebEndpointResponse<>(Map.of("error", ex.getMessage()), WebEndpointResponse.STATUS_BAD_REQUEST);
+		}
+		String who = (securityContext.getPrincipal() != null) ? securityContext.getPrincipal().getName()
+				: "an unauthenticated caller";
+		String fullKey = (key != null) ? operation.key(key) : null;
+		String before = describe(name, fullKey);
+		if (fullKey != null) {
+			this.overrideStore.setCaller(name, fullKey, override.numbers());
+		}
+		else {
+			this.overrideStore.setNamed(name, override);
+		}
+		String after = describe(name, fullKey);
+		logger.info("Limiter: {} changed the override of limit '{}'{} from {} to {}{}", who, name,
+				(fullKey != null) ? " for " + fullKey : "", before, after,
+				this.overrideStore.isShared() ? "" : " (this instance only)");
+		Map<String, Object> answer = new LinkedHashMap<>();
+		answer.put("name", name);
+		if (fullKey != null) {
+			answer.put("key", fullKey);
+		}
+		answer.put("override", override.isEmpty() ? null : numbers(override.numbers(), override.plans()));
+		answer.put("configured", configured(name));
+		answer.put("appliesTo", this.overrideStore.isShared() ? "every instance"
+				: "this instance only: the in-memory store keeps overrides for the instance that set them");
+		return new WebEndpointResponse<>(answer, WebEndpointResponse.STATUS_OK);
+	}
+
+	private Map<String, Numbers> planNumbers(String name, String key, Map<String, Object> plans) {
+		Map<String, Numbers> planNumbers = new LinkedHashMap<>();
+		if (plans == null || plans.isEmpty()) {
+			return planNumbers;
+		}
+		if (key != null) {
+			throw new IllegalArgumentException(
+					"plans: a caller's override has its own threshold and period, not plans");
+		}
+		LimitAttributes configured = this.limits.named().get(name);
+		java.util.Set<String> known = (configured != null) ? configured.plans().keySet() : java.util.Set.of();
+		plans.forEach((plan, value) -> {
+			if (!known.contains(plan)) {
+				throw new IllegalArgumentException(
+						"plans." + plan + ": limit '" + name + "' has no plan '" + plan + "' under limiter.limits."
+								+ name + ".plans" + (known.isEmpty() ? "" : " (plans: " + known + ")"));
+			}
+			if (value != null && !(value instanceof Map)) {
+				throw new IllegalArgumentException(
+						"plans." + plan + ": give an object such as {\"threshold\": 100, \"period\": \"1m\"}");
+			}
+			Map<?, ?> given = (value != null) ? (Map<?, ?>) value : Map.of();
+			Object planThreshold = given.get("threshold");
+			if (planThreshold != null && !(planThreshold instanceof Number)) {
+				throw new IllegalArgumentException(
+						"plans." + plan + ".threshold: '" + planThreshold + "' is not a whole number");
+			}
+			Object planPeriod = given.get("period");
+			planNumbers.put(plan, new Numbers((planThreshold != null) ? ((Number) planThreshold).longValue() : null,
+					duration("plans." + plan + ".period", (planPeriod != null) ? planPeriod.toString() : null)));
+		});
+		return planNumbers;
+	}
+
+	/**
+	 * Check the numbers on every limit of that name, under every plan, as the
+	 * configuration's would be: in range, and enough for the permits one call takes.
+	 */
+	private void check(String name, Numbers numbers, Map<String, Numbers> planNumbers) {
+		for (AnnotatedOperation operation : this.operations.getOperations()) {
+			check(name, operation, numbers, "");
+			operation.getPlans()
+				.forEach((plan, planned) -> check(name, planned, planNumbers.getOrDefault(plan, Numbers.NONE),
+						"plans." + plan + "."));
+		}
+	}
+
+	private static void check(String name, AnnotatedOperation operation, Numbers numbers, String field) {
+		boolean carries = false;
+		for (Limit limit : operation.getLimits()) {
+			if (limit.name().equals(name)) {
+				carries = true;
+				try {
+					numbers.applyTo(limit);
+				}
+				catch (IllegalArgumentException ex) {
+					String message = ex.getMessage();
+					String which = message.startsWith("threshold") ? "threshold" : "period";
+					throw new IllegalArgumentException(field + which + ": " + message);
+				}
+			}
+		}
+		if (carries && numbers.threshold() != null && numbers.threshold() < operation.getPermits()) {
+			throw new IllegalArgumentException(field + "threshold: " + numbers.threshold() + " is below the "
+					+ operation.getPermits() + " permits one call of " + operation.getDescription() + " takes");
+		}
+	}
+
+	private static java.time.Duration duration(String field, String text) {
+		if (text == null || text.isBlank()) {
+			return null;
+		}
+		try {
+			return DurationStyle.detectAndParse(text.strip());
+		}
+		catch (IllegalArgumentException ex) {
+			throw new IllegalArgumentException(
+					field + ": '" + text + "' is not a duration (write it as 1m, 30s, 500ms or PT1M)");
+		}
+	}
+
+	private String describe(String name, String fullKey) {
+		if (fullKey != null) {
+			Numbers own = this.limits.overrides().callers().getOrDefault(name, Map.of()).get(fullKey);
+			return (own != null) ? text(own) : "none";
+		}
+		LimitOverrides.NamedOverride override = this.limits.overrides().named().get(name);
+		return (override != null) ? text(override.numbers()) + (override.plans().isEmpty() ? ""
+				: ", plans " + override.plans()
+					.entrySet()
+					.stream()
+					.map((plan) -> plan.getKey() + ": " + text(plan.getValue()))
+					.toList())
+				: "none";
+	}
+
+	private static String text(Numbers numbers) {
+		return "threshold " + ((numbers.threshold() != null) ? numbers.threshold() : "as configured") + ", period "
+				+ ((numbers.period() != null) ? periodText(numbers.period()) : "as configured");
+	}
+
+	private static Map<String, Object> numbers(Numbers numbers, Map<String, Numbers> plans) {
+		Map<String, Object> described = new LinkedHashMap<>();
+		if (numbers.threshold() != null) {
+			described.put("threshold", numbers.threshold());
+		}
+		if (numbers.period() != null) {
+			described.put("period", periodText(numbers.period()));
+		}
+		if (!plans.isEmpty()) {
+			Map<String, Object> planned = new LinkedHashMap<>();
+			plans.forEach((plan, planNumbers) -> planned.put(plan, numbers(planNumbers, Map.of())));
+			described.put("plans", planned);
+		}
+		return described;
+	}
+
+	private Map<String, Object> configured(String name) {
+		for (AnnotatedOperation operation : this.operations.getOperations()) {
+			for (Limit limit : operation.getLimits()) {
+				if (limit.name().equals(name)) {
+					Map<String, Object> configured = new LinkedHashMap<>();
+					configured.put("threshold", limit.threshold());
+					configured.put("period", limit.periodText());
+					return configured;
+				}
+			}
+		}
+		return Map.of();
+	}
+
+	private static String periodText(java.time.Duration period) {
+		return period.toString().substring(2).toLowerCase(java.util.Locale.ROOT);
+	}
+
+	private List<Object> usage(String fullKey, AnnotatedOperation operation, String plan) {
 		List<Object> usage = new ArrayList<>();
-		for (Usage used : this.rateLimiter.usage(fullKey, operation.getLimits())) {
+		List<Limit> limits = this.limits.overrides().apply(operation.getLimits(), plan, plan != null, fullKey);
+		for (Usage used : this.rateLimiter.usage(fullKey, limits)) {
 			Map<String, Object> row = new LinkedHashMap<>();
 			row.put("name", used.limit().name());
 			row.put("threshold", used.limit().threshold());
@@ -207,7 +425,28 @@ public class RateLimitsEndpoint {
 		LimitAttributes configured = this.limits.named().get(limit.name());
 		boolean fromConfiguration = configured != null
 				&& (configured.threshold() != null || configured.period() != null);
-		described.put("source", fromConfiguration ? "limiter.limits." + limit.name() : "annotation");
+		String source = fromConfiguration ? "limiter.limits." + limit.name() : "annotation";
+		LimitOverrides.NamedOverride override = this.limits.overrides().named().get(limit.name());
+		if (override != null && !override.numbers().isEmpty()) {
+			Limit overridden = override.numbers().applyTo(limit);
+			described.put("threshold", overridden.threshold());
+			described.put("period", overridden.periodText());
+			described.put("source", "override");
+			described.put("configured",
+					Map.of("threshold", limit.threshold(), "period", limit.periodText(), "source", source));
+		}
+		else {
+			described.put("source", source);
+		}
+		if (override != null && !override.plans().isEmpty()) {
+			described.put("planOverrides", numbers(Numbers.NONE, override.plans()).get("plans"));
+		}
+		Map<String, Numbers> callers = this.limits.overrides().callers().get(limit.name());
+		if (callers != null) {
+			Map<String, Object> own = new java.util.TreeMap<>();
+			callers.forEach((key, numbers) -> own.put(key, numbers(numbers, Map.of())));
+			described.put("callerOverrides", own);
+		}
 		return described;
 	}
 

@@ -37,6 +37,7 @@ import dev.limiter.internal.key.MethodRateLimitKeyResolver;
 import dev.limiter.internal.key.ReactiveCurrentRequest;
 import dev.limiter.internal.limits.LimitAttributes;
 import dev.limiter.internal.limits.LimitResolver;
+import dev.limiter.internal.limits.OverrideStore;
 import dev.limiter.internal.web.RateLimitHeaders;
 import dev.limiter.internal.web.RateLimitResponses;
 import dev.limiter.internal.web.reactive.ReactiveRateLimitExceptionHandler;
@@ -81,6 +82,14 @@ public final class LimiterAutoConfiguration {
 	@ConditionalOnMissingBean
 	LimitResolver limiterLimitResolver(LimiterProperties properties) {
 		return limitResolver(properties);
+	}
+
+	// Imported first, the Redis store keeps overrides for every instance; otherwise they
+	// apply to this instance only.
+	@Bean
+	@ConditionalOnMissingBean
+	OverrideStore limiterOverrideStore(LimitResolver limitResolver) {
+		return OverrideStore.local(limitResolver.overrides());
 	}
 
 	/**

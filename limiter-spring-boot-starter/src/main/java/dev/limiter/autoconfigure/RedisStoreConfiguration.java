@@ -8,6 +8,7 @@ import java.util.concurrent.locks.LockSupport;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
@@ -16,13 +17,18 @@ import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.listener.RedisMessageListenerContainer;
 
 import dev.limiter.FailurePolicy;
 import dev.limiter.Limit;
 import dev.limiter.RateLimiter;
 import dev.limiter.cache.RejectionCachingRateLimiter;
+import dev.limiter.internal.limits.LimitResolver;
+import dev.limiter.internal.limits.OverrideStore;
 import dev.limiter.internal.redis.LimiterConnectionFactories;
 import dev.limiter.internal.store.LimiterRedisConnection;
+import dev.limiter.internal.store.RedisOverrideStore;
+import dev.limiter.internal.store.RedisSubscription;
 import dev.limiter.memory.InMemoryRateLimiter;
 import dev.limiter.redis.RedisRateLimiter;
 import dev.limiter.resilience.ResilientRateLimiter;
@@ -70,6 +76,25 @@ final class RedisStoreConfiguration {
 		}
 		warmUp(connection, properties);
 		return connection;
+	}
+
+	// Overrides are shared through the same Redis as the counts, and every instance
+	// applies them, whether or not it exposes the endpoint that sets them.
+	@Bean
+	@ConditionalOnMissingBean(OverrideStore.class)
+	RedisOverrideStore limiterOverrideStore(RedisConnectionFactory connectionFactory, LimiterProperties properties,
+			LimitResolver limitResolver) {
+		return new RedisOverrideStore(connectionFactory, properties.getKeyPrefix(), limitResolver.overrides());
+	}
+
+	@Bean
+	@ConditionalOnBean(RedisOverrideStore.class)
+	RedisSubscription limiterOverrideSubscription(RedisConnectionFactory connectionFactory,
+			RedisOverrideStore overrideStore) {
+		RedisMessageListenerContainer container = new RedisMessageListenerContainer();
+		container.setConnectionFactory(connectionFactory);
+		container.addMessageListener(overrideStore, overrideStore.getChannel());
+		return new RedisSubscription(container, "overrides");
 	}
 
 	@Bean

@@ -13,8 +13,8 @@ import org.springframework.security.web.SecurityFilterChain;
 /**
  * Two demo users, alice and bob, and an operator, admin (password {@code password}), over
  * HTTP Basic. Every endpoint is open but Actuator's write operations, which only admin
- * may call (a reset of a quota); a request with credentials is keyed by its user, one
- * without by its client address.
+ * may call (a reset of a quota, an override); a request with credentials is keyed by its
+ * user, one without by its client address.
  */
 @Configuration(proxyBeanMethods = false)
 class SecurityConfiguration {
@@ -22,6 +22,8 @@ class SecurityConfiguration {
 	@Bean
 	SecurityFilterChain securityFilterChain(HttpSecurity http) throws Exception {
 		http.authorizeHttpRequests((requests) -> requests.requestMatchers(HttpMethod.DELETE, "/actuator/**")
+			.hasRole("ADMIN")
+			.requestMatchers(HttpMethod.POST, "/actuator/**")
 			.hasRole("ADMIN")
 			.anyRequest()
 			.permitAll()).httpBasic(Customizer.withDefaults()).csrf((csrf) -> csrf.disable());

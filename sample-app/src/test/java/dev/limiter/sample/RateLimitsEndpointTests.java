@@ -5,7 +5,9 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.Base64;
+import java.util.List;
 
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -41,8 +43,13 @@ class RateLimitsEndpointTests {
 	}
 
 	@BeforeEach
-	void flush() {
+	void flush() throws Exception {
 		redis.flushAll();
+		// The instance keeps its copy of the overrides: removing them through the
+		// endpoint
+		// empties it at once.
+		send("POST", "/actuator/ratelimits/search", "admin", "{}");
+		send("POST", "/actuator/ratelimits/search?key=u:alice", "admin", "{}");
 	}
 
 	@Test
@@ -82,9 +89,60 @@ class RateLimitsEndpointTests {
 		assertThat(send("GET", "/actuator/ratelimits/search?key=u:alice", null).body()).contains("\"used\":0");
 	}
 
+	/**
+	 * The override session of docs/operations.md: the answers as shown there, the numbers
+	 * in force for alice and for others, and the refusals.
+	 */
+	@Test
+	void overridesALimitAndOneCallerAsTheOperationsGuideShows() throws Exception {
+		assertThat(send("POST", "/actuator/ratelimits/search", "alice", "{\"threshold\": 5}").statusCode())
+			.as("only admin overrides")
+			.isEqualTo(403);
+		HttpResponse<String> set = send("POST", "/actuator/ratelimits/search", "admin",
+				"{\"threshold\": 5, \"period\": \"1m\"}");
+		assertThat(set.statusCode()).isEqualTo(200);
+		assertThat(set.body()).isEqualTo("{\"name\":\"search\",\"override\":{\"threshold\":5,\"period\":\"1m\"},"
+				+ "\"configured\":{\"threshold\":3,\"period\":\"10s\"},\"appliesTo\":\"every instance\"}");
+		HttpResponse<String> own = send("POST", "/actuator/ratelimits/search?key=u:alice", "admin",
+				"{\"threshold\": 50}");
+		assertThat(own.body()).isEqualTo("{\"name\":\"search\",\"key\":\"n:search:u:alice\","
+				+ "\"override\":{\"threshold\":50},\"configured\":{\"threshold\":3,\"period\":\"10s\"},"
+				+ "\"appliesTo\":\"every instance\"}");
+		assertThat(send("GET", "/actuator/ratelimits/search", null).body()).contains("\"source\":\"override\"")
+			.contains("\"callerOverrides\":{\"n:search:u:alice\":{\"threshold\":50}}");
+		assertThat(statuses("bob", 6)).as("5 per minute").containsExactly(200, 200, 200, 200, 200, 429);
+		assertThat(statuses("alice", 6)).as("alice's own 50").containsOnly(200);
+		HttpResponse<String> bad = send("POST", "/actuator/ratelimits/search", "admin", "{\"threshold\": 0}");
+		assertThat(bad.statusCode()).isEqualTo(400);
+		assertThat(bad.body()).contains("\"error\":\"threshold: threshold must be between 1");
+		assertThat(send("POST", "/actuator/ratelimits/search", "admin", "{\"period\": \"soon\"}").body())
+			.contains("period: 'soon' is not a duration");
+		HttpResponse<String> removed = send("POST", "/actuator/ratelimits/search", "admin", "{}");
+		assertThat(removed.body()).isEqualTo("{\"name\":\"search\",\"override\":null,"
+				+ "\"configured\":{\"threshold\":3,\"period\":\"10s\"},\"appliesTo\":\"every instance\"}");
+		assertThat(send("GET", "/actuator/ratelimits/search", null).body())
+			.contains("\"source\":\"limiter.limits.search\"");
+	}
+
+	private List<Integer> statuses(String user, int calls) throws Exception {
+		List<Integer> statuses = new ArrayList<>();
+		for (int i = 0; i < calls; i++) {
+			statuses.add(send("GET", "/search?q=x", user).statusCode());
+		}
+		return statuses;
+	}
+
 	private HttpResponse<String> send(String method, String path, String user) throws Exception {
+		return send(method, path, user, null);
+	}
+
+	private HttpResponse<String> send(String method, String path, String user, String json) throws Exception {
 		HttpRequest.Builder request = HttpRequest.newBuilder(URI.create("http://localhost:" + this.port + path))
-			.method(method, HttpRequest.BodyPublishers.noBody());
+			.method(method,
+					(json != null) ? HttpRequest.BodyPublishers.ofString(json) : HttpRequest.BodyPublishers.noBody());
+		if (json != null) {
+			request.header("Content-Type", "application/json");
+		}
 		if (user != null) {
 			request.header("Authorization", "Basic "
 					+ Base64.getEncoder().encodeToString((user + ":password").getBytes(StandardCharsets.UTF_8)));

@@ -75,6 +75,24 @@ public final class AnnotatedOperation implements RateLimitOperation {
 
 	private Map<String, AnnotatedOperation> plans = Map.of();
 
+	/**
+	 * Return this operation with other numbers for its limits (the same limits, in the
+	 * same order, shadowed alike), such as those an operator set at run time; its plans
+	 * are left out, the call's plan having been chosen.
+	 * @param limits the limits
+	 * @return the operation
+	 */
+	AnnotatedOperation withLimits(List<Limit> limits) {
+		List<Boolean> shadows = new java.util.ArrayList<>(this.limits.size());
+		for (Limit limit : this.limits) {
+			shadows.add(this.shadowed.contains(limit));
+		}
+		return new AnnotatedOperation(this.method, this.scope, this.description, limits, this.messages, this.permits,
+				this.keySource, this.keyExpression)
+			.withOutcomes(this.condition, this.refundOn, shadows)
+			.withMaxWait(this.maxWait);
+	}
+
 	/** Set how a call picks its plan; called once by the parser. */
 	AnnotatedOperation withPlans(KeyExpression plan, Map<String, AnnotatedOperation> plans) {
 		this.plan = plan;

@@ -1,14 +1,18 @@
 package dev.limiter.internal.call;
 
 import java.lang.reflect.Method;
+import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import dev.limiter.Limit;
 import dev.limiter.call.RateLimitInvocation;
 import dev.limiter.internal.key.CurrentRequest;
+import dev.limiter.internal.limits.LimitOverrides;
 import dev.limiter.key.RateLimitKeyResolver;
 
 /**
@@ -27,12 +31,19 @@ final class CallPreparation {
 
 	private final RateLimitKeyResolver keyResolver;
 
+	private final LimitOverrides overrides;
+
+	/** The operations under overridden numbers, derived once per override. */
+	private final Map<Overridden, AnnotatedOperation> overridden = new ConcurrentHashMap<>();
+
 	private final Set<Method> keyFailuresLogged = ConcurrentHashMap.newKeySet();
 
 	private final Set<Method> unknownPlansLogged = ConcurrentHashMap.newKeySet();
 
-	CallPreparation(RateLimitKeyResolver keyResolver) {
+	CallPreparation(RateLimitKeyResolver keyResolver, LimitOverrides overrides) {
 		this.keyResolver = keyResolver;
+		this.overrides = overrides;
+		overrides.onChange(this.overridden::clear);
 	}
 
 	/**
@@ -47,7 +58,8 @@ final class CallPreparation {
 	PreparedCall prepare(AnnotatedOperation operation, Class<?> targetClass, Object[] arguments,
 			CurrentRequest request) {
 		RateLimitInvocation invocation = new RateLimitInvocation(operation, targetClass, arguments, request);
-		AnnotatedOperation planned = planned(operation, invocation);
+		String plan = plan(operation, invocation);
+		AnnotatedOperation planned = planned(operation, plan);
 		if (planned != operation) {
 			invocation = invocation.withOperation(planned);
 		}
@@ -55,7 +67,26 @@ final class CallPreparation {
 		if (condition != null && !condition.test(invocation)) {
 			return null;
 		}
-		return new PreparedCall(planned, invocation, key(planned, invocation));
+		String key = key(planned, invocation);
+		if (!this.overrides.isEmpty()) {
+			AnnotatedOperation overridden = overridden(planned, plan, planned != operation, key);
+			if (overridden != planned) {
+				return new PreparedCall(overridden, invocation.withOperation(overridden), key);
+			}
+		}
+		return new PreparedCall(planned, invocation, key);
+	}
+
+	/**
+	 * Return the operation under the numbers set at run time for this call, if any: the
+	 * caller's own, else its plan's, else its named limit's.
+	 */
+	private AnnotatedOperation overridden(AnnotatedOperation planned, String plan, boolean configuredPlan, String key) {
+		List<Limit> limits = this.overrides.apply(planned.getLimits(), plan, configuredPlan, key);
+		if (limits == planned.getLimits()) {
+			return planned;
+		}
+		return this.overridden.computeIfAbsent(new Overridden(planned, limits), (k) -> planned.withLimits(limits));
 	}
 
 	/**
@@ -83,23 +114,32 @@ final class CallPreparation {
 	}
 
 	/**
+	 * Return the call's plan, {@code null} without plans or when its expression fails.
+	 */
+	private static String plan(AnnotatedOperation operation, RateLimitInvocation invocation) {
+		if (operation.getPlan() == null) {
+			return null;
+		}
+		try {
+			return operation.getPlan().text(invocation);
+		}
+		catch (RuntimeException ex) {
+			return null;
+		}
+	}
+
+	/**
 	 * Return the call under its plan's numbers, when the method has plans. A plan the
 	 * configuration does not define, or an expression that fails, gets the limits' own
 	 * numbers, never no limit; logged once per method.
 	 */
-	private AnnotatedOperation planned(AnnotatedOperation operation, RateLimitInvocation invocation) {
+	private AnnotatedOperation planned(AnnotatedOperation operation, String plan) {
 		if (operation.getPlan() == null) {
 			return operation;
 		}
-		String plan;
-		try {
-			plan = operation.getPlan().text(invocation);
-		}
-		catch (RuntimeException ex) {
-			plan = null;
-		}
 		AnnotatedOperation planned = operation.forPlan(plan);
-		if (planned == operation && this.unknownPlansLogged.add(operation.getMethod())) {
+		if (planned == operation && this.unknownPlansLogged.add(operation.getMethod())
+				&& !this.overrides.named().values().stream().anyMatch((o) -> o.plans().containsKey(plan))) {
 			logger.warn(
 					"Plan '{}' of {} is not defined under limiter.limits; the call is limited by the limits' own "
 							+ "numbers. Later unknown plans of this method are not logged.",
@@ -150,6 +190,10 @@ final class CallPreparation {
 	 * @param key the key
 	 */
 	record PreparedCall(AnnotatedOperation operation, RateLimitInvocation invocation, String key) {
+	}
+
+	/** An operation and the limits that overrides give it. */
+	private record Overridden(AnnotatedOperation operation, List<Limit> limits) {
 	}
 
 }

@@ -30,6 +30,7 @@ import dev.limiter.call.InvalidRateLimitException;
 import dev.limiter.internal.limits.InvalidLimitException;
 import dev.limiter.internal.limits.LimitAttributes;
 import dev.limiter.internal.limits.LimitResolver.Spelling;
+import dev.limiter.internal.limits.LimitOverrides;
 import dev.limiter.internal.limits.LimitResolver;
 import dev.limiter.internal.limits.ResolvedLimit;
 import dev.limiter.key.RateLimitKeys;
@@ -73,6 +74,14 @@ public class RateLimitAnnotationParser {
 		ClassLoader classLoader = ClassUtils.getDefaultClassLoader();
 		this.parser = new SpelExpressionParser(new SpelParserConfiguration(SpelCompilerMode.MIXED, classLoader));
 		this.beanResolver = (beanFactory != null) ? new BeanFactoryResolver(beanFactory) : null;
+	}
+
+	/**
+	 * Return the overrides of the limit model the operations come from.
+	 * @return the overrides
+	 */
+	LimitOverrides overrides() {
+		return this.limits.overrides();
 	}
 
 	/**

@@ -135,7 +135,7 @@ public class RateLimitAspect implements MethodInterceptor, Ordered {
 		}
 		this.rateLimiter = rateLimiter;
 		this.operationSource = operationSource;
-		this.preparation = new CallPreparation(keyResolver);
+		this.preparation = new CallPreparation(keyResolver, operationSource.getOverrides());
 		this.currentRequest = (currentRequest != null) ? currentRequest : CurrentRequest.NONE;
 		this.reactiveRequest = reactiveRequest;
 		this.messageSource = messageSource;

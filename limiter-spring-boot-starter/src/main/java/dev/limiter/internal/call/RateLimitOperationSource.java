@@ -11,6 +11,7 @@ import org.springframework.core.MethodClassKey;
 import org.springframework.util.ClassUtils;
 
 import dev.limiter.call.InvalidRateLimitException;
+import dev.limiter.internal.limits.LimitOverrides;
 
 /**
  * The registry of rate-limited methods: builds each method's {@link AnnotatedOperation}
@@ -35,6 +36,14 @@ public class RateLimitOperationSource {
 			throw new IllegalArgumentException("parser must not be null");
 		}
 		this.parser = parser;
+	}
+
+	/**
+	 * Return the numbers set at run time over the operations' limits.
+	 * @return the overrides
+	 */
+	LimitOverrides getOverrides() {
+		return this.parser.overrides();
 	}
 
 	/**

@@ -28,6 +28,8 @@ public final class LimitResolver {
 
 	private final boolean defaultShadow;
 
+	private final LimitOverrides overrides = new LimitOverrides();
+
 	/**
 	 * Create a resolver.
 	 * @param named the named limits of the configuration ({@code limiter.limits})
@@ -43,6 +45,15 @@ public final class LimitResolver {
 		this.named = Map.copyOf(named);
 		this.defaultAlgorithm = defaultAlgorithm;
 		this.defaultShadow = defaultShadow;
+	}
+
+	/**
+	 * Return the numbers set at run time over the resolved limits, which every call
+	 * applies after its plan.
+	 * @return the overrides
+	 */
+	public LimitOverrides overrides() {
+		return this.overrides;
 	}
 
 	/**

@@ -9,14 +9,14 @@ import org.springframework.context.SmartLifecycle;
 import org.springframework.data.redis.listener.RedisMessageListenerContainer;
 
 /**
- * Subscribes to the resets of other instances without making the application's start wait
- * on Redis: the subscription is made on a thread of its own, and tried again every few
- * seconds while Redis is not there, so that an absent Redis is covered by the failure
- * policy like everywhere else.
+ * Subscribes to what other instances publish (resets, overrides) without making the
+ * application's start wait on Redis: the subscription is made on a thread of its own, and
+ * tried again every few seconds while Redis is not there, so that an absent Redis is
+ * covered by the failure policy like everywhere else.
  */
-public final class ResetSubscription implements SmartLifecycle, DisposableBean {
+public final class RedisSubscription implements SmartLifecycle, DisposableBean {
 
-	private static final Logger logger = LoggerFactory.getLogger(ResetSubscription.class);
+	private static final Logger logger = LoggerFactory.getLogger(RedisSubscription.class);
 
 	private static final Duration RETRY = Duration.ofSeconds(5);
 
@@ -26,18 +26,22 @@ public final class ResetSubscription implements SmartLifecycle, DisposableBean {
 
 	private volatile boolean running;
 
+	private final String topic;
+
 	/**
 	 * Create the subscription.
 	 * @param container the listener container, not started
+	 * @param topic what it subscribes to, as its thread and its warning name it
 	 */
-	public ResetSubscription(RedisMessageListenerContainer container) {
+	public RedisSubscription(RedisMessageListenerContainer container, String topic) {
 		this.container = container;
+		this.topic = topic;
 	}
 
 	@Override
 	public void start() {
 		this.running = true;
-		Thread thread = new Thread(this::subscribe, "limiter-resets");
+		Thread thread = new Thread(this::subscribe, "limiter-" + this.topic);
 		thread.setDaemon(true);
 		this.subscriber = thread;
 		thread.start();
@@ -53,8 +57,8 @@ public final class ResetSubscription implements SmartLifecycle, DisposableBean {
 			}
 			catch (RuntimeException ex) {
 				if (!warned) {
-					logger.warn("Limiter cannot subscribe to resets yet ({}); trying again every {} s", ex.getMessage(),
-							RETRY.toSeconds());
+					logger.warn("Limiter cannot subscribe to {} yet ({}); trying again every {} s", this.topic,
+							ex.getMessage(), RETRY.toSeconds());
 					warned = true;
 				}
 			}
