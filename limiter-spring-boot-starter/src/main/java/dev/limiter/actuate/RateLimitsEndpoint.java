@@ -191,7 +191,7 @@ public class RateLimitsEndpoint {
 			}
 			Numbers numbers = new Numbers(threshold, duration("period", period));
 			Map<String, Numbers> planNumbers = planNumbers(name, key, plans);
-			check(name, numbers, planNumbers);
+			this.operations.checkNumbers(name, numbers, planNumbers);
 			override = new LimitOverrides.NamedOverride(numbers, planNumbers);
 		}
 		catch (IllegalArgumentException ex) {
@@ -255,40 +255,6 @@ public class RateLimitsEndpoint {
 					duration("plans." + plan + ".period", (planPeriod != null) ? planPeriod.toString() : null)));
 		});
 		return planNumbers;
-	}
-
-	/**
-	 * Check the numbers on every limit of that name, under every plan, as the
-	 * configuration's would be: in range, and enough for the permits one call takes.
-	 */
-	private void check(String name, Numbers numbers, Map<String, Numbers> planNumbers) {
-		for (AnnotatedOperation operation : this.operations.getOperations()) {
-			check(name, operation, numbers, "");
-			operation.getPlans()
-				.forEach((plan, planned) -> check(name, planned, planNumbers.getOrDefault(plan, Numbers.NONE),
-						"plans." + plan + "."));
-		}
-	}
-
-	private static void check(String name, AnnotatedOperation operation, Numbers numbers, String field) {
-		boolean carries = false;
-		for (Limit limit : operation.getLimits()) {
-			if (limit.name().equals(name)) {
-				carries = true;
-				try {
-					numbers.applyTo(limit);
-				}
-				catch (IllegalArgumentException ex) {
-					String message = ex.getMessage();
-					String which = message.startsWith("threshold") ? "threshold" : "period";
-					throw new IllegalArgumentException(field + which + ": " + message);
-				}
-			}
-		}
-		if (carries && numbers.threshold() != null && numbers.threshold() < operation.getPermits()) {
-			throw new IllegalArgumentException(field + "threshold: " + numbers.threshold() + " is below the "
-					+ operation.getPermits() + " permits one call of " + operation.getDescription() + " takes");
-		}
 	}
 
 	private static java.time.Duration duration(String field, String text) {

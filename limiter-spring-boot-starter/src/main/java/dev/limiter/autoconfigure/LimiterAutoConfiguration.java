@@ -13,6 +13,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.ApplicationContext;
+import org.springframework.core.env.Environment;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
@@ -107,6 +108,20 @@ public final class LimiterAutoConfiguration {
 					limit.getSlices(), limit.getFailurePolicy(), limit.getLocalThreshold(), limit.getShadow(), plans));
 		});
 		return new LimitResolver(named, properties.getAlgorithm(), properties.isShadow());
+	}
+
+	// Spring Cloud announces a changed Environment: refreshed limiter.limits apply at
+	// once.
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnClass(name = "org.springframework.cloud.context.environment.EnvironmentChangeEvent")
+	static class RefreshConfiguration {
+
+		@Bean
+		LimitsRefresh limiterLimitsRefresh(Environment environment, LimitResolver limitResolver,
+				ObjectProvider<RateLimitOperationSource> operations) {
+			return new LimitsRefresh(environment, limitResolver, operations);
+		}
+
 	}
 
 	// One of each for every stack that answers a rejection: the servlet and reactive

@@ -63,7 +63,7 @@ final class LimiterPropertiesValidator {
 		properties.getLimits().forEach(LimiterPropertiesValidator::validate);
 	}
 
-	private static void validate(String name, LimiterProperties.NamedLimit limit) {
+	static void validate(String name, LimiterProperties.NamedLimit limit) {
 		String property = "limiter.limits." + name;
 		try {
 			if (limit.getThreshold() != null) {

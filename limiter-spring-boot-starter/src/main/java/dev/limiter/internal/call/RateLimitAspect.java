@@ -228,13 +228,15 @@ public class RateLimitAspect implements MethodInterceptor, Ordered {
 		if (prepared == null) {
 			return;
 		}
+		// The prepared call's operation: under its plan's and any override's numbers.
+		AnnotatedOperation applied = prepared.operation();
 		long start = System.nanoTime();
-		Decision known = this.rateLimiter.cachedRejection(prepared.key(), operation.getPermits(),
-				operation.getEnforcedLimits());
-		if (known == null || operation.waitsFor(known)) {
+		Decision known = this.rateLimiter.cachedRejection(prepared.key(), applied.getPermits(),
+				applied.getEnforcedLimits());
+		if (known == null || applied.waitsFor(known)) {
 			return;
 		}
-		this.observer.stop(this.observer.start(operation), known, null);
+		this.observer.stop(this.observer.start(applied), known, null);
 		enforce(prepared, known, System.nanoTime() - start);
 	}
 

@@ -10,7 +10,9 @@ import java.util.concurrent.ConcurrentHashMap;
 import org.springframework.core.MethodClassKey;
 import org.springframework.util.ClassUtils;
 
+import dev.limiter.Limit;
 import dev.limiter.call.InvalidRateLimitException;
+import dev.limiter.internal.limits.LimitOverrides.Numbers;
 import dev.limiter.internal.limits.LimitOverrides;
 
 /**
@@ -80,6 +82,45 @@ public class RateLimitOperationSource {
 			}
 		}
 		return operations;
+	}
+
+	/**
+	 * Check numbers meant for every limit of a name, under every plan, as the
+	 * configuration's are checked: in range, and enough for the permits one call takes.
+	 * @param name the limits' name
+	 * @param numbers the numbers of calls under no plan
+	 * @param planNumbers the numbers of calls under a plan, by plan name
+	 * @throws IllegalArgumentException naming the field to fix: {@code threshold},
+	 * {@code period}, or {@code plans.<plan>.} either
+	 */
+	public void checkNumbers(String name, Numbers numbers, Map<String, Numbers> planNumbers) {
+		for (AnnotatedOperation operation : getOperations()) {
+			check(name, operation, numbers, "");
+			operation.getPlans()
+				.forEach((plan, planned) -> check(name, planned, planNumbers.getOrDefault(plan, Numbers.NONE),
+						"plans." + plan + "."));
+		}
+	}
+
+	private static void check(String name, AnnotatedOperation operation, Numbers numbers, String field) {
+		boolean carries = false;
+		for (Limit limit : operation.getLimits()) {
+			if (limit.name().equals(name)) {
+				carries = true;
+				try {
+					numbers.applyTo(limit);
+				}
+				catch (IllegalArgumentException ex) {
+					String message = ex.getMessage();
+					String which = message.startsWith("threshold") ? "threshold" : "period";
+					throw new IllegalArgumentException(field + which + ": " + message);
+				}
+			}
+		}
+		if (carries && numbers.threshold() != null && numbers.threshold() < operation.getPermits()) {
+			throw new IllegalArgumentException(field + "threshold: " + numbers.threshold() + " is below the "
+					+ operation.getPermits() + " permits one call of " + operation.getDescription() + " takes");
+		}
 	}
 
 }

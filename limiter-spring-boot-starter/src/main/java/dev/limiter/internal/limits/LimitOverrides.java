@@ -16,7 +16,7 @@ import dev.limiter.Limit;
  */
 public final class LimitOverrides {
 
-	private volatile State state = new State(Map.of(), Map.of());
+	private volatile State state = new State(Map.of(), Map.of(), Map.of());
 
 	private final List<Runnable> listeners = new CopyOnWriteArrayList<>();
 
@@ -26,7 +26,27 @@ public final class LimitOverrides {
 	 */
 	public boolean isEmpty() {
 		State state = this.state;
-		return state.named.isEmpty() && state.callers.isEmpty();
+		return state.named.isEmpty() && state.callers.isEmpty() && state.configured.isEmpty();
+	}
+
+	/**
+	 * Return the numbers of the configuration as refreshed at run time, where they differ
+	 * from those the application started with.
+	 * @return the refreshed numbers by limit name
+	 */
+	public Map<String, NamedOverride> configured() {
+		return this.state.configured;
+	}
+
+	/**
+	 * Replace the refreshed numbers of the configuration; an operator's overrides stay
+	 * and still win.
+	 * @param configured the numbers that differ from those the application started with
+	 */
+	public synchronized void replaceConfigured(Map<String, NamedOverride> configured) {
+		State state = this.state;
+		this.state = new State(state.named, state.callers, Map.copyOf(configured));
+		this.listeners.forEach(Runnable::run);
 	}
 
 	/**
@@ -50,14 +70,14 @@ public final class LimitOverrides {
 	 * @param named the overrides of named limits
 	 * @param callers the overrides of single callers, by limit name then full key
 	 */
-	public void replace(Map<String, NamedOverride> named, Map<String, Map<String, Numbers>> callers) {
+	public synchronized void replace(Map<String, NamedOverride> named, Map<String, Map<String, Numbers>> callers) {
 		Map<String, Map<String, Numbers>> copied = new java.util.LinkedHashMap<>();
 		callers.forEach((name, byKey) -> {
 			if (!byKey.isEmpty()) {
 				copied.put(name, Map.copyOf(byKey));
 			}
 		});
-		this.state = new State(Map.copyOf(named), Map.copyOf(copied));
+		this.state = new State(Map.copyOf(named), Map.copyOf(copied), this.state.configured);
 		this.listeners.forEach(Runnable::run);
 	}
 
@@ -71,21 +91,21 @@ public final class LimitOverrides {
 	}
 
 	/**
-	 * Return a call's limits under the overrides: a caller's own numbers first, else
-	 * those of the call's plan, else the named limit's, for each limit that has any.
+	 * Return a call's limits under the refreshed configuration and the overrides, in that
+	 * order, each layer giving its plan's numbers or else its limit's: a caller's own
+	 * numbers last, so that they win.
 	 * @param limits the limits of the call (its plan's, when a configured plan applies)
 	 * @param plan the call's plan, or {@code null}
 	 * @param configuredPlan whether a plan of the configuration gave the limits
 	 * @param key the call's full key
-	 * @return the limits, the same list when no override applies
+	 * @return the limits, the same list when nothing applies
 	 */
 	public List<Limit> apply(List<Limit> limits, String plan, boolean configuredPlan, String key) {
 		State state = this.state;
 		List<Limit> applied = null;
 		for (int i = 0; i < limits.size(); i++) {
 			Limit limit = limits.get(i);
-			Numbers numbers = state.numbers(limit.name(), plan, configuredPlan, key);
-			Limit changed = (numbers != null) ? numbers.applyTo(limit) : limit;
+			Limit changed = state.apply(limit, plan, configuredPlan, key);
 			if (changed != limit && applied == null) {
 				applied = new ArrayList<>(limits.subList(0, i));
 			}
@@ -158,27 +178,29 @@ public final class LimitOverrides {
 
 	}
 
-	private record State(Map<String, NamedOverride> named, Map<String, Map<String, Numbers>> callers) {
+	private record State(Map<String, NamedOverride> named, Map<String, Map<String, Numbers>> callers,
+			Map<String, NamedOverride> configured) {
 
-		Numbers numbers(String name, String plan, boolean configuredPlan, String key) {
+		Limit apply(Limit limit, String plan, boolean configuredPlan, String key) {
+			String name = limit.name();
+			Limit applied = layer(this.configured.get(name), limit, plan, configuredPlan);
+			applied = layer(this.named.get(name), applied, plan, configuredPlan);
 			Map<String, Numbers> byKey = this.callers.get(name);
-			if (byKey != null) {
-				Numbers own = byKey.get(key);
-				if (own != null) {
-					return own;
-				}
-			}
-			NamedOverride override = this.named.get(name);
+			Numbers own = (byKey != null) ? byKey.get(key) : null;
+			return (own != null) ? own.applyTo(applied) : applied;
+		}
+
+		private static Limit layer(NamedOverride override, Limit limit, String plan, boolean configuredPlan) {
 			if (override == null) {
-				return null;
+				return limit;
 			}
 			Numbers planned = (plan != null) ? override.plans.get(plan) : null;
 			if (planned != null) {
-				return planned;
+				return planned.applyTo(limit);
 			}
 			// A configured plan's numbers replace the limit's own: an override of those
 			// does not reach a plan's calls.
-			return configuredPlan ? null : override.numbers;
+			return configuredPlan ? limit : override.numbers.applyTo(limit);
 		}
 
 	}
