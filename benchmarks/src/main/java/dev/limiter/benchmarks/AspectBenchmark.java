@@ -35,6 +35,7 @@ import dev.limiter.internal.call.RateLimitAspect;
 import dev.limiter.internal.call.RateLimitOperationSource;
 import dev.limiter.internal.key.MethodRateLimitKeyResolver;
 import dev.limiter.internal.limits.LimitResolver;
+import dev.limiter.internal.offenders.TopOffenders;
 import dev.limiter.memory.InMemoryRateLimiter;
 
 /**
@@ -143,8 +144,12 @@ public class AspectBenchmark {
 		RateLimitAspect rateLimitAspect(RateLimiter rateLimiter, BeanFactory beanFactory) {
 			RateLimitOperationSource operations = new RateLimitOperationSource(new RateLimitAnnotationParser(
 					new LimitResolver(Map.of(), Algorithm.SLIDING_LOG, false), beanFactory));
-			return new RateLimitAspect(rateLimiter, operations, new MethodRateLimitKeyResolver(),
+			RateLimitAspect aspect = new RateLimitAspect(rateLimiter, operations, new MethodRateLimitKeyResolver(),
 					new StaticMessageSource(), List.of(), LimiterProperties.DEFAULT_ASPECT_ORDER, null);
+			// As with the ratelimits endpoint: every rejection is counted for its
+			// ranking.
+			aspect.setRejectionTally(new TopOffenders());
+			return aspect;
 		}
 
 	}

@@ -14,10 +14,13 @@ import org.springframework.data.redis.listener.RedisMessageListenerContainer;
 import dev.limiter.RateLimiter;
 import dev.limiter.autoconfigure.LimiterAutoConfiguration;
 import dev.limiter.autoconfigure.LimiterProperties;
+import dev.limiter.internal.call.RateLimitAspect;
 import dev.limiter.internal.call.RateLimitOperationSource;
 import dev.limiter.internal.limits.LimitResolver;
 import dev.limiter.internal.limits.OverrideStore;
+import dev.limiter.internal.offenders.TopOffenders;
 import dev.limiter.internal.store.RateLimitResets;
+import dev.limiter.internal.store.RedisOffenders;
 import dev.limiter.internal.store.RedisSubscription;
 import dev.limiter.resilience.ResilientRateLimiter;
 
@@ -37,16 +40,35 @@ public final class LimiterEndpointAutoConfiguration {
 	@ConditionalOnMissingBean
 	RateLimitsEndpoint rateLimitsEndpoint(RateLimitOperationSource operations, RateLimiter rateLimiter,
 			LimitResolver limitResolver, LimiterProperties properties, ObjectProvider<RateLimitResets> resets,
-			ObjectProvider<OverrideStore> overrideStore) {
+			ObjectProvider<OverrideStore> overrideStore, TopOffenders offenders,
+			ObjectProvider<RedisOffenders> sharedOffenders) {
 		return new RateLimitsEndpoint(operations, rateLimiter, limitResolver, properties.getFailure().getPolicy(),
 				resets.getIfAvailable(),
-				overrideStore.getIfAvailable(() -> OverrideStore.local(limitResolver.overrides())));
+				overrideStore.getIfAvailable(() -> OverrideStore.local(limitResolver.overrides())),
+				(sharedOffenders.getIfAvailable() != null) ? sharedOffenders.getObject() : offenders);
+	}
+
+	// Counts the rejections the aspect enforces, by limit and caller, for the endpoint's
+	// list of the callers rejected most.
+	@Bean
+	@ConditionalOnMissingBean
+	TopOffenders limiterTopOffenders(ObjectProvider<RateLimitAspect> aspect) {
+		TopOffenders offenders = new TopOffenders();
+		aspect.ifAvailable((rateLimitAspect) -> rateLimitAspect.setRejectionTally(offenders));
+		return offenders;
 	}
 
 	@Configuration(proxyBeanMethods = false)
 	@ConditionalOnClass(RedisMessageListenerContainer.class)
 	@ConditionalOnBean({ ResilientRateLimiter.class, RedisConnectionFactory.class })
 	static class ResetBroadcastConfiguration {
+
+		@Bean
+		@ConditionalOnMissingBean
+		RedisOffenders limiterSharedOffenders(RedisConnectionFactory connectionFactory, LimiterProperties properties,
+				TopOffenders offenders) {
+			return new RedisOffenders(connectionFactory, properties.getKeyPrefix(), offenders);
+		}
 
 		@Bean
 		@ConditionalOnMissingBean

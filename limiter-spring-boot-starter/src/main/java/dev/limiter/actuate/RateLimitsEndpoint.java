@@ -7,10 +7,10 @@ import java.util.Map;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.boot.actuate.endpoint.SecurityContext;
 import org.springframework.boot.actuate.endpoint.annotation.DeleteOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
-import org.springframework.boot.actuate.endpoint.SecurityContext;
 import org.springframework.boot.actuate.endpoint.annotation.Selector;
 import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
 import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
@@ -25,10 +25,11 @@ import dev.limiter.Usage;
 import dev.limiter.internal.call.AnnotatedOperation;
 import dev.limiter.internal.call.RateLimitOperationSource;
 import dev.limiter.internal.limits.LimitAttributes;
-import dev.limiter.internal.limits.LimitOverrides;
 import dev.limiter.internal.limits.LimitOverrides.Numbers;
+import dev.limiter.internal.limits.LimitOverrides;
 import dev.limiter.internal.limits.LimitResolver;
 import dev.limiter.internal.limits.OverrideStore;
+import dev.limiter.internal.offenders.OffenderRanking;
 import dev.limiter.internal.store.RateLimitResets;
 
 /**
@@ -51,6 +52,9 @@ public class RateLimitsEndpoint {
 
 	private static final Logger logger = LoggerFactory.getLogger(RateLimitsEndpoint.class);
 
+	/** How many of the callers rejected most a limit's description lists. */
+	private static final int TOP_REJECTED = 10;
+
 	private final RateLimitOperationSource operations;
 
 	private final RateLimiter rateLimiter;
@@ -63,6 +67,8 @@ public class RateLimitsEndpoint {
 
 	private final OverrideStore overrideStore;
 
+	private final OffenderRanking offenders;
+
 	/**
 	 * Create the endpoint.
 	 * @param operations the rate-limited methods
@@ -73,15 +79,18 @@ public class RateLimitsEndpoint {
 	 * @param resets tells the other instances of a reset, or {@code null} with a store
 	 * that only this instance sees
 	 * @param overrideStore where overrides are kept
+	 * @param offenders the callers rejected most
 	 */
 	RateLimitsEndpoint(RateLimitOperationSource operations, RateLimiter rateLimiter, LimitResolver limits,
-			FailurePolicy defaultPolicy, RateLimitResets resets, OverrideStore overrideStore) {
+			FailurePolicy defaultPolicy, RateLimitResets resets, OverrideStore overrideStore,
+			OffenderRanking offenders) {
 		this.operations = operations;
 		this.rateLimiter = rateLimiter;
 		this.limits = limits;
 		this.defaultPolicy = defaultPolicy;
 		this.resets = resets;
 		this.overrideStore = overrideStore;
+		this.offenders = offenders;
 	}
 
 	/**
@@ -120,6 +129,15 @@ public class RateLimitsEndpoint {
 			Map<String, Object> described = new LinkedHashMap<>();
 			described.put("scope", operation.getScope());
 			described.putAll(describe(operation));
+			Map<String, Object> topRejected = new LinkedHashMap<>();
+			for (Limit limit : operation.getLimits()) {
+				topRejected.put(limit.name(),
+						this.offenders.top(limit.name(), TOP_REJECTED)
+							.stream()
+							.map((offender) -> Map.of("key", offender.key(), "rejections", offender.rejections()))
+							.toList());
+			}
+			described.put("topRejected", topRejected);
 			return described;
 		}
 		String fullKey = operation.key(key);

@@ -27,6 +27,7 @@ import dev.limiter.call.RateLimitObserver;
 import dev.limiter.internal.call.CallPreparation.PreparedCall;
 import dev.limiter.internal.key.CurrentRequest;
 import dev.limiter.internal.key.ReactiveCurrentRequest;
+import dev.limiter.internal.offenders.RejectionTally;
 import dev.limiter.key.RateLimitKeyResolver;
 
 /**
@@ -80,6 +81,8 @@ public class RateLimitAspect implements MethodInterceptor, Ordered {
 	private final MessageSource messageSource;
 
 	private final List<RateLimitDecisionListener> listeners;
+
+	private volatile RejectionTally rejections = RejectionTally.NONE;
 
 	private final int order;
 
@@ -256,6 +259,9 @@ public class RateLimitAspect implements MethodInterceptor, Ordered {
 			listener.onDecision(prepared.invocation(), decision, nanos);
 		}
 		if (!decision.isAllowed()) {
+			if (decision.limit() != null) {
+				this.rejections.rejected(decision.limit().name(), key);
+			}
 			if (decision.policy() == FailurePolicy.FAIL_CLOSED) {
 				throw new RateLimitUnavailableException(unavailableMessage(decision), key, decision);
 			}
@@ -280,6 +286,15 @@ public class RateLimitAspect implements MethodInterceptor, Ordered {
 	 */
 	public void setObserver(RateLimitObserver observer) {
 		this.observer = (observer != null) ? observer : RateLimitObserver.NONE;
+	}
+
+	/**
+	 * Count every enforced rejection by limit and key, such as for the endpoint's list of
+	 * the callers rejected most.
+	 * @param rejections the tally, or {@code null} for none
+	 */
+	public void setRejectionTally(RejectionTally rejections) {
+		this.rejections = (rejections != null) ? rejections : RejectionTally.NONE;
 	}
 
 	RateLimitObserver observer() {

@@ -1,0 +1,147 @@
+package dev.limiter.internal.store;
+
+import java.net.URLDecoder;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+
+import org.springframework.context.SmartLifecycle;
+import org.springframework.data.redis.connection.RedisConnection;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+
+import dev.limiter.internal.offenders.OffenderRanking;
+import dev.limiter.internal.offenders.TopOffenders;
+
+/**
+ * Every instance's callers rejected most, together: each instance writes its own counts
+ * (a field named after the instance in the hash {@code <key prefix>offenders:<limit>})
+ * every few seconds, and a ranking sums every instance's fresh counts on read. Nothing is
+ * written per call; a Redis that cannot answer leaves this instance's own ranking.
+ */
+public final class RedisOffenders implements OffenderRanking, SmartLifecycle {
+
+	/** How often an instance writes its counts. */
+	static final Duration SHARE = Duration.ofSeconds(5);
+
+	private static final long STALE_MILLIS = 2 * TopOffenders.WINDOW.toMillis();
+
+	private final RedisConnectionFactory connectionFactory;
+
+	private final String keyPrefix;
+
+	private final TopOffenders local;
+
+	private final byte[] instance = UUID.randomUUID().toString().getBytes(StandardCharsets.UTF_8);
+
+	private volatile ScheduledExecutorService shares;
+
+	/**
+	 * Create the shared ranking.
+	 * @param connectionFactory the application's connection factory
+	 * @param keyPrefix the limiter's key prefix
+	 * @param local this instance's counts
+	 */
+	public RedisOffenders(RedisConnectionFactory connectionFactory, String keyPrefix, TopOffenders local) {
+		this.connectionFactory = connectionFactory;
+		this.keyPrefix = keyPrefix;
+		this.local = local;
+	}
+
+	@Override
+	public List<Offender> top(String limit, int count) {
+		Map<String, Long> counts = new HashMap<>(this.local.counts(limit));
+		try (RedisConnection connection = this.connectionFactory.getConnection()) {
+			Map<byte[], byte[]> instances = connection.hashCommands().hGetAll(hash(limit));
+			long now = System.currentTimeMillis();
+			if (instances != null) {
+				instances.forEach((field, value) -> {
+					if (!Arrays.equals(field, this.instance)) {
+						read(new String(value, StandardCharsets.UTF_8), now, counts);
+					}
+				});
+			}
+		}
+		catch (RuntimeException ex) {
+			// This instance's own ranking, until Redis answers.
+		}
+		return TopOffenders.top(counts, count);
+	}
+
+	/**
+	 * Write this instance's counts of every limit that rejected lately; also on a
+	 * schedule.
+	 */
+	public void share() {
+		try (RedisConnection connection = this.connectionFactory.getConnection()) {
+			for (String limit : this.local.limits()) {
+				Map<String, Long> counts = this.local.counts(limit);
+				byte[] hash = hash(limit);
+				if (counts.isEmpty()) {
+					connection.hashCommands().hDel(hash, this.instance);
+					continue;
+				}
+				StringBuilder value = new StringBuilder().append(System.currentTimeMillis()).append('\n');
+				counts.forEach((key, counted) -> value.append(counted)
+					.append(' ')
+					.append(URLEncoder.encode(key, StandardCharsets.UTF_8))
+					.append('\n'));
+				connection.hashCommands().hSet(hash, this.instance, value.toString().getBytes(StandardCharsets.UTF_8));
+				connection.keyCommands().pExpire(hash, STALE_MILLIS);
+			}
+		}
+		catch (RuntimeException ex) {
+			// Shared again on the next round.
+		}
+	}
+
+	private static void read(String value, long now, Map<String, Long> counts) {
+		String[] lines = value.split("\n");
+		if (lines.length == 0 || now - Long.parseLong(lines[0]) > STALE_MILLIS) {
+			return;
+		}
+		for (int i = 1; i < lines.length; i++) {
+			int space = lines[i].indexOf(' ');
+			counts.merge(URLDecoder.decode(lines[i].substring(space + 1), StandardCharsets.UTF_8),
+					Long.parseLong(lines[i].substring(0, space)), Long::sum);
+		}
+	}
+
+	private byte[] hash(String limit) {
+		return (this.keyPrefix + "offenders:" + limit).getBytes(StandardCharsets.UTF_8);
+	}
+
+	@Override
+	public void start() {
+		ScheduledExecutorService shares = Executors.newSingleThreadScheduledExecutor((task) -> {
+			Thread thread = new Thread(task, "limiter-offenders");
+			thread.setDaemon(true);
+			return thread;
+		});
+		shares.scheduleWithFixedDelay(this::share, SHARE.toMillis(), SHARE.toMillis(), TimeUnit.MILLISECONDS);
+		this.shares = shares;
+	}
+
+	@Override
+	public void stop() {
+		ScheduledExecutorService shares = this.shares;
+		if (shares != null) {
+			shares.shutdownNow();
+			this.shares = null;
+		}
+		share();
+	}
+
+	@Override
+	public boolean isRunning() {
+		return this.shares != null;
+	}
+
+}
