@@ -9,9 +9,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 
 import org.springframework.context.SmartLifecycle;
 import org.springframework.data.redis.connection.RedisConnection;
@@ -41,7 +38,7 @@ public final class RedisOffenders implements OffenderRanking, SmartLifecycle {
 
 	private final byte[] instance = UUID.randomUUID().toString().getBytes(StandardCharsets.UTF_8);
 
-	private volatile ScheduledExecutorService shares;
+	private final RepeatedTask repeated = new RepeatedTask("limiter-offenders", SHARE, SHARE, this::share);
 
 	/**
 	 * Create the shared ranking.
@@ -120,28 +117,18 @@ public final class RedisOffenders implements OffenderRanking, SmartLifecycle {
 
 	@Override
 	public void start() {
-		ScheduledExecutorService shares = Executors.newSingleThreadScheduledExecutor((task) -> {
-			Thread thread = new Thread(task, "limiter-offenders");
-			thread.setDaemon(true);
-			return thread;
-		});
-		shares.scheduleWithFixedDelay(this::share, SHARE.toMillis(), SHARE.toMillis(), TimeUnit.MILLISECONDS);
-		this.shares = shares;
+		this.repeated.start();
 	}
 
 	@Override
 	public void stop() {
-		ScheduledExecutorService shares = this.shares;
-		if (shares != null) {
-			shares.shutdownNow();
-			this.shares = null;
-		}
+		this.repeated.stop();
 		share();
 	}
 
 	@Override
 	public boolean isRunning() {
-		return this.shares != null;
+		return this.repeated.isRunning();
 	}
 
 }

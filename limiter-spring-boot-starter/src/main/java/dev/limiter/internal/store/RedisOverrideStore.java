@@ -6,9 +6,6 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -49,7 +46,7 @@ public final class RedisOverrideStore implements OverrideStore, MessageListener,
 
 	private final Object lock = new Object();
 
-	private volatile ScheduledExecutorService rereads;
+	private final RepeatedTask repeated = new RepeatedTask("limiter-overrides", Duration.ZERO, REREAD, this::reread);
 
 	private boolean readFailureLogged;
 
@@ -157,27 +154,17 @@ public final class RedisOverrideStore implements OverrideStore, MessageListener,
 
 	@Override
 	public void start() {
-		ScheduledExecutorService rereads = Executors.newSingleThreadScheduledExecutor((task) -> {
-			Thread thread = new Thread(task, "limiter-overrides");
-			thread.setDaemon(true);
-			return thread;
-		});
-		rereads.scheduleWithFixedDelay(this::reread, 0, REREAD.toMillis(), TimeUnit.MILLISECONDS);
-		this.rereads = rereads;
+		this.repeated.start();
 	}
 
 	@Override
 	public void stop() {
-		ScheduledExecutorService rereads = this.rereads;
-		if (rereads != null) {
-			rereads.shutdownNow();
-			this.rereads = null;
-		}
+		this.repeated.stop();
 	}
 
 	@Override
 	public boolean isRunning() {
-		return this.rereads != null;
+		return this.repeated.isRunning();
 	}
 
 	// Lines of name=value; plans as plans.<encoded plan>.threshold and .period.
