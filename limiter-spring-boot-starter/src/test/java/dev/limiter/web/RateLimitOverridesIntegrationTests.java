@@ -8,10 +8,13 @@ import java.util.Map;
 
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.boot.actuate.endpoint.SecurityContext;
 import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.test.web.servlet.MockMvc;
@@ -36,6 +39,7 @@ import static org.springframework.test.web.servlet.request.MockMvcRequestBuilder
  * Redis: a named limit's numbers and one caller's, applied on every instance within a
  * second, removed, kept across a restart, and refused whole when a value is bad.
  */
+@ExtendWith(OutputCaptureExtension.class)
 class RateLimitOverridesIntegrationTests {
 
 	private static final String OTHER_CLIENT = "10.0.0.9";
@@ -136,6 +140,31 @@ class RateLimitOverridesIntegrationTests {
 			assertThat(describedSearch(restarted.getBean(RateLimitsEndpoint.class))).containsEntry("period", "30m")
 				.containsEntry("source", "override");
 			assertThat(statuses(mvc(restarted), "/search", 2)).containsExactly(200, 429);
+		});
+	}
+
+	@Test
+	void everyChangeIsLoggedWithWhoMadeItAndTheNumbersBeforeAndAfter(CapturedOutput output) {
+		this.contextRunner.run((context) -> {
+			RateLimitsEndpoint endpoint = context.getBean(RateLimitsEndpoint.class);
+			endpoint.override("search", null, 5L, "2m", null, OPERATOR);
+			endpoint.override("search", null, null, null, null, OPERATOR);
+			assertThat(output)
+				.contains("Limiter: operator changed the override of limit 'search' from none to "
+						+ "threshold 5, period 2m")
+				.contains(
+						"Limiter: operator changed the override of limit 'search' from threshold 5, period 2m to none");
+		});
+	}
+
+	@Test
+	void withTheInMemoryStoreAnOverrideAppliesToThisInstanceAndTheAnswerSaysSo() {
+		this.contextRunner.withPropertyValues("limiter.store=memory").run((context) -> {
+			RateLimitsEndpoint endpoint = context.getBean(RateLimitsEndpoint.class);
+			WebEndpointResponse<Map<String, Object>> set = endpoint.override("search", null, 1L, null, null, OPERATOR);
+			assertThat(set.getBody().get("appliesTo").toString()).startsWith("this instance only");
+			assertThat(statuses(mvc(context), "/search", 2)).containsExactly(200, 429);
+			assertThat(redis.command("EXISTS", "limiter:overrides")).isEqualTo(0L);
 		});
 	}
 
