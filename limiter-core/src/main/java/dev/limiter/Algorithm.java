@@ -24,7 +24,15 @@ public enum Algorithm {
 	 * A token bucket (GCRA): a burst of up to N permits, refilled at N per W. At most N +
 	 * N·t/W permits in any interval of length t. One number per key.
 	 */
-	TOKEN_BUCKET;
+	TOKEN_BUCKET,
+
+	/**
+	 * One counter per window of a calendar ({@link Limit#withCalendar}: each minute,
+	 * hour, day, week or month of a time zone), or per fixed window of the period from
+	 * the epoch: never more than N permits in one window, and all of them again at its
+	 * end. One number per key.
+	 */
+	CALENDAR;
 
 	/**
 	 * Return the name as written in properties, such as {@code sliding-buckets}.

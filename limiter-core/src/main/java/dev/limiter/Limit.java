@@ -1,7 +1,12 @@
 package dev.limiter;
 
 import java.time.Duration;
+import java.time.ZoneId;
+import java.time.ZoneOffset;
+import java.time.temporal.ChronoUnit;
+import java.util.EnumSet;
 import java.util.Objects;
+import java.util.Set;
 
 /**
  * A rate limit: at most {@code threshold} permits per {@code period}, counted by an
@@ -28,6 +33,9 @@ public final class Limit {
 	/** The most slices a bucketed window accepts. */
 	public static final int MAX_SLICES = 3_600;
 
+	private static final Set<ChronoUnit> CALENDAR_UNITS = EnumSet.of(ChronoUnit.MINUTES, ChronoUnit.HOURS,
+			ChronoUnit.DAYS, ChronoUnit.WEEKS, ChronoUnit.MONTHS);
+
 	/** The name of a limit that was given none. */
 	public static final String DEFAULT_NAME = "default";
 
@@ -45,12 +53,16 @@ public final class Limit {
 
 	private final int slices;
 
+	private final ChronoUnit calendar;
+
+	private final ZoneId zone;
+
 	private Limit(String name, long threshold, Duration period) {
-		this(name, threshold, period, null, 0, Algorithm.SLIDING_LOG, DEFAULT_SLICES);
+		this(name, threshold, period, null, 0, Algorithm.SLIDING_LOG, DEFAULT_SLICES, null, null);
 	}
 
 	private Limit(String name, long threshold, Duration period, FailurePolicy failurePolicy, long localThreshold,
-			Algorithm algorithm, int slices) {
+			Algorithm algorithm, int slices, ChronoUnit calendar, ZoneId zone) {
 		if (name == null || name.isBlank()) {
 			throw new IllegalArgumentException("name must not be null or blank");
 		}
@@ -80,13 +92,25 @@ public final class Limit {
 			throw new IllegalArgumentException(
 					"slices must be between 1 and " + MAX_SLICES + ", was " + slices + " (limit '" + name + "')");
 		}
+		if (calendar != null && !CALENDAR_UNITS.contains(calendar)) {
+			throw new IllegalArgumentException("calendar must be one of minute, hour, day, week and month, was "
+					+ calendar + " (limit '" + name + "')");
+		}
 		this.name = name;
 		this.threshold = threshold;
-		this.period = period;
 		this.failurePolicy = failurePolicy;
 		this.localThreshold = localThreshold;
 		this.algorithm = algorithm;
 		this.slices = slices;
+		this.calendar = (algorithm == Algorithm.CALENDAR) ? calendar : null;
+		this.zone = (this.calendar != null) ? zone : null;
+		// a calendar's windows vary in length: its period is the usual one, for headers
+		// and messages, and never decides anything
+		this.period = (this.calendar != null) ? usual(this.calendar) : period;
+	}
+
+	private static Duration usual(ChronoUnit calendar) {
+		return (calendar == ChronoUnit.MONTHS) ? Duration.ofDays(31) : calendar.getDuration();
 	}
 
 	/**
@@ -122,7 +146,7 @@ public final class Limit {
 	 */
 	public Limit named(String name) {
 		return new Limit(name, this.threshold, this.period, this.failurePolicy, this.localThreshold, this.algorithm,
-				this.slices);
+				this.slices, this.calendar, this.zone);
 	}
 
 	/**
@@ -133,7 +157,7 @@ public final class Limit {
 	 */
 	public Limit withFailurePolicy(FailurePolicy failurePolicy) {
 		return new Limit(this.name, this.threshold, this.period, failurePolicy, this.localThreshold, this.algorithm,
-				this.slices);
+				this.slices, this.calendar, this.zone);
 	}
 
 	/**
@@ -144,7 +168,7 @@ public final class Limit {
 	 */
 	public Limit withLocalThreshold(long localThreshold) {
 		return new Limit(this.name, this.threshold, this.period, this.failurePolicy, localThreshold, this.algorithm,
-				this.slices);
+				this.slices, this.calendar, this.zone);
 	}
 
 	/**
@@ -157,7 +181,7 @@ public final class Limit {
 	 */
 	public Limit withThreshold(long threshold) {
 		return new Limit(this.name, threshold, this.period, this.failurePolicy, this.localThreshold, this.algorithm,
-				this.slices);
+				this.slices, this.calendar, this.zone);
 	}
 
 	/**
@@ -169,7 +193,7 @@ public final class Limit {
 	 */
 	public Limit withPeriod(Duration period) {
 		return new Limit(this.name, this.threshold, period, this.failurePolicy, this.localThreshold, this.algorithm,
-				this.slices);
+				this.slices, this.calendar, this.zone);
 	}
 
 	/**
@@ -179,7 +203,7 @@ public final class Limit {
 	 */
 	public Limit withAlgorithm(Algorithm algorithm) {
 		return new Limit(this.name, this.threshold, this.period, this.failurePolicy, this.localThreshold, algorithm,
-				this.slices);
+				this.slices, this.calendar, this.zone);
 	}
 
 	/**
@@ -190,7 +214,44 @@ public final class Limit {
 	 */
 	public Limit withSlices(int slices) {
 		return new Limit(this.name, this.threshold, this.period, this.failurePolicy, this.localThreshold,
-				this.algorithm, slices);
+				this.algorithm, slices, this.calendar, this.zone);
+	}
+
+	/**
+	 * Return a copy of this limit counted in the windows of a calendar: at most the
+	 * threshold in each minute, hour, day, week (ISO, from Monday) or month of a time
+	 * zone, from boundary to boundary, whatever the length of that window (a day with a
+	 * daylight-saving change lasts 23 or 25 hours). Its period plays no part.
+	 * @param calendar {@link ChronoUnit#MINUTES}, {@link ChronoUnit#HOURS},
+	 * {@link ChronoUnit#DAYS}, {@link ChronoUnit#WEEKS} or {@link ChronoUnit#MONTHS}
+	 * @param zone the zone whose clock draws the boundaries, or {@code null} for UTC
+	 * @return the limit, counted by {@link Algorithm#CALENDAR}
+	 * @throws IllegalArgumentException if the unit is not one of those
+	 */
+	public Limit withCalendar(ChronoUnit calendar, ZoneId zone) {
+		if (calendar == null) {
+			throw new IllegalArgumentException("calendar must not be null (limit '" + this.name + "')");
+		}
+		return new Limit(this.name, this.threshold, this.period, this.failurePolicy, this.localThreshold,
+				Algorithm.CALENDAR, this.slices, calendar, (zone != null) ? zone.normalized() : ZoneOffset.UTC);
+	}
+
+	/**
+	 * Return the calendar whose windows count this limit.
+	 * @return the unit of the calendar's windows, or {@code null} when the limit is not
+	 * counted by a calendar (a {@link Algorithm#CALENDAR} limit without one counts fixed
+	 * windows of its period from the epoch)
+	 */
+	public ChronoUnit calendar() {
+		return this.calendar;
+	}
+
+	/**
+	 * Return the time zone whose clock draws the boundaries of the calendar's windows.
+	 * @return the zone, or {@code null} when the limit is not counted by a calendar
+	 */
+	public ZoneId zone() {
+		return this.zone;
 	}
 
 	/**
@@ -275,7 +336,8 @@ public final class Limit {
 	 */
 	public boolean sameWindowAs(Limit other) {
 		return this.period.equals(other.period) && this.algorithm == other.algorithm
-				&& (this.algorithm != Algorithm.SLIDING_BUCKETS || this.slices == other.slices);
+				&& (this.algorithm != Algorithm.SLIDING_BUCKETS || this.slices == other.slices)
+				&& this.calendar == other.calendar && Objects.equals(this.zone, other.zone);
 	}
 
 	@Override
@@ -301,6 +363,8 @@ public final class Limit {
 		hash = 31 * hash + Objects.hashCode(this.failurePolicy);
 		hash = 31 * hash + Long.hashCode(this.localThreshold);
 		hash = 31 * hash + this.algorithm.hashCode();
+		hash = 31 * hash + Objects.hashCode(this.calendar);
+		hash = 31 * hash + Objects.hashCode(this.zone);
 		return 31 * hash + this.slices;
 	}
 
@@ -309,6 +373,10 @@ public final class Limit {
 	 * @return the period's text
 	 */
 	public String periodText() {
+		if (this.calendar != null) {
+			String unit = this.calendar.name().toLowerCase(java.util.Locale.ROOT);
+			return unit.substring(0, unit.length() - 1);
+		}
 		return this.period.toString().substring(2).toLowerCase(java.util.Locale.ROOT);
 	}
 
@@ -317,6 +385,7 @@ public final class Limit {
 		String counted = switch (this.algorithm) {
 			case SLIDING_LOG -> "";
 			case SLIDING_BUCKETS -> ", sliding-buckets of " + this.slices;
+			case CALENDAR -> (this.calendar != null) ? ", calendar in " + this.zone.getId() : ", calendar";
 			default -> ", " + this.algorithm.text();
 		};
 		return "'" + this.name + "' (" + this.threshold + " per " + periodText() + counted + ")";

@@ -15,7 +15,8 @@
 -- ARGV[3 + 4i]     algorithm of limit i
 -- ARGV[4 + 4i]     threshold of limit i
 -- ARGV[5 + 4i]     window of limit i in microseconds
--- ARGV[6 + 4i]     the algorithm's unit of limit i in microseconds (slice, refill interval)
+-- ARGV[6 + 4i]     the algorithm's unit of limit i in microseconds (slice, refill interval),
+--                  or a text the algorithm reads (a calendar's boundaries)
 --
 -- Acquire returns {allowed (1 or 0), deciding limit (1-based), remaining, retry_after_us,
 --                  reset_after_us, now_us}
@@ -40,7 +41,7 @@ local limits = {}
 for i = 1, #KEYS do
   local arg = 3 + 4 * i
   local limit = { key = KEYS[i], n = tonumber(ARGV[arg + 1]), w = tonumber(ARGV[arg + 2]),
-                  unit = tonumber(ARGV[arg + 3]), algorithm = algorithms[ARGV[arg]] }
+                  unit = tonumber(ARGV[arg + 3]) or ARGV[arg + 3], algorithm = algorithms[ARGV[arg]] }
   limit.algorithm.load(limit, now)
   limits[i] = limit
 end

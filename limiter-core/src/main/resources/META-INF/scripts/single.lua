@@ -7,7 +7,7 @@
 
 local permits = tonumber(ARGV[2])
 local token = ARGV[5]
-local limit = { key = KEYS[1], n = tonumber(ARGV[8]), w = tonumber(ARGV[9]), unit = tonumber(ARGV[10]) }
+local limit = { key = KEYS[1], n = tonumber(ARGV[8]), w = tonumber(ARGV[9]), unit = tonumber(ARGV[10]) or ARGV[10] }
 do
 --@load
 end

@@ -45,6 +45,12 @@ public abstract class AlgorithmContractTests {
 	private final MutableClock clock = MutableClock.startingNow();
 
 	/**
+	 * A window no test on the stores' own clocks sees end, fixed windows from the epoch
+	 * included (they end every 10,000 days: in 2024, then in 2052).
+	 */
+	private static final Duration NO_END = Duration.ofDays(10_000);
+
+	/**
 	 * Return how many random schedules each schedule test runs: 1,000, or
 	 * {@value RateLimiterContractTests#SCHEDULES_PROPERTY} when it asks for more.
 	 * @return the number of schedules
@@ -222,8 +228,9 @@ public abstract class AlgorithmContractTests {
 		assertThat(limiter.acquire("bucket", 2, List.of(limit)).isAllowed()).isTrue();
 	}
 
+	// a calendar's window forgets everything at its end, rejections counted or not
 	@ParameterizedTest
-	@EnumSource(Algorithm.class)
+	@EnumSource(value = Algorithm.class, mode = EnumSource.Mode.EXCLUDE, names = "CALENDAR")
 	void rejectedCallsKeepAClientOutWhenCounted(Algorithm algorithm) {
 		RateLimiter limiter = limiter(this.clock, true);
 		Limit limit = Limit.of(2, Duration.ofSeconds(10)).withAlgorithm(algorithm).withSlices(10);
@@ -317,7 +324,7 @@ public abstract class AlgorithmContractTests {
 	@EnumSource(Algorithm.class)
 	void concurrentBurstAcrossInstancesAdmitsExactlyTheThreshold(Algorithm algorithm) throws Exception {
 		List<RateLimiter> instances = instances(2);
-		Limit limit = Limit.of(137, Duration.ofHours(1)).withAlgorithm(algorithm);
+		Limit limit = Limit.of(137, NO_END).withAlgorithm(algorithm);
 		ExecutorService executor = Executors.newFixedThreadPool(32);
 		try {
 			CountDownLatch start = new CountDownLatch(1);
@@ -347,10 +354,10 @@ public abstract class AlgorithmContractTests {
 
 	/**
 	 * Random concurrent schedules: random thresholds, slices and permits, callers racing
-	 * on two instances. Within a window nothing leaves (an hour), so every algorithm's
-	 * promise is the same two bounds: the admitted permits never exceed the threshold,
-	 * and a call of {@code p} permits is rejected only when at least
-	 * {@code threshold - p + 1} were admitted, by then or later.
+	 * on two instances. Within a window nothing leaves (one that never ends in a test),
+	 * so every algorithm's promise is the same two bounds: the admitted permits never
+	 * exceed the threshold, and a call of {@code p} permits is rejected only when at
+	 * least {@code threshold - p + 1} were admitted, by then or later.
 	 */
 	@ParameterizedTest
 	@EnumSource(Algorithm.class)
@@ -363,7 +370,7 @@ public abstract class AlgorithmContractTests {
 		try {
 			for (int schedule = 0; schedule < schedules; schedule++) {
 				long threshold = 1 + random.nextInt(50);
-				Limit limit = Limit.of("race", threshold, Duration.ofHours(1))
+				Limit limit = Limit.of("race", threshold, NO_END)
 					.withAlgorithm(algorithm)
 					.withSlices(1 + random.nextInt(60));
 				String key = "race-" + algorithm + "-" + seed + "-" + schedule;
@@ -404,6 +411,94 @@ public abstract class AlgorithmContractTests {
 		finally {
 			executor.shutdownNow();
 		}
+	}
+
+	/**
+	 * Random schedules of calendar limits in zones with daylight-saving changes, around
+	 * those changes and month ends (leap years too), against the oracle, which names each
+	 * window from the zone's calendar instead of drawing boundaries.
+	 */
+	@Test
+	void randomCalendarSchedulesKeepThePromiseAcrossZonesChangesAndMonthEnds() {
+		long seed = Long.getLong(RateLimiterContractTests.SCHEDULES_PROPERTY + ".seed", System.nanoTime());
+		Random random = new Random(seed);
+		RateLimiter limiter = limiter(this.clock, false);
+		String[] zones = { "UTC", "Europe/Berlin", "America/New_York", "Australia/Lord_Howe", "Asia/Kolkata" };
+		java.time.temporal.ChronoUnit[] units = { java.time.temporal.ChronoUnit.MINUTES,
+				java.time.temporal.ChronoUnit.HOURS, java.time.temporal.ChronoUnit.DAYS,
+				java.time.temporal.ChronoUnit.WEEKS, java.time.temporal.ChronoUnit.MONTHS };
+		// the spring and autumn changes of 2026 in Berlin and New York, a leap day, a
+		// year
+		// end
+		java.time.Instant[] moments = { java.time.Instant.parse("2026-03-29T01:00:00Z"),
+				java.time.Instant.parse("2026-10-25T01:00:00Z"), java.time.Instant.parse("2026-03-08T07:00:00Z"),
+				java.time.Instant.parse("2026-11-01T06:00:00Z"), java.time.Instant.parse("2028-02-29T12:00:00Z"),
+				java.time.Instant.parse("2026-12-31T23:00:00Z"), java.time.Instant.parse("2026-04-05T15:30:00Z") };
+		List<String> violations = new ArrayList<>();
+		for (int schedule = 0; schedule < schedules() / 5 && violations.isEmpty(); schedule++) {
+			java.time.temporal.ChronoUnit unit = units[random.nextInt(units.length)];
+			Limit limit = Limit.of("calendar", 1 + random.nextInt(20), Duration.ofMinutes(1))
+				.withCalendar(unit, java.time.ZoneId.of(zones[random.nextInt(zones.length)]));
+			LimitOracle oracle = LimitOracle.of(limit);
+			long span = Math.min(unit.getDuration().toMillis(), Duration.ofDays(1).toMillis()) / 4;
+			this.clock.set(moments[random.nextInt(moments.length)]
+				.minusMillis(span + (long) (random.nextDouble() * span * 2)));
+			String key = "calendar-" + seed + "-" + schedule;
+			for (int call = 0; call < 40 && violations.isEmpty(); call++) {
+				this.clock.advance(Duration.ofMillis((long) (random.nextDouble() * span / 4)));
+				long permits = (random.nextInt(4) == 0) ? 1 + random.nextInt((int) limit.threshold()) : 1;
+				Decision decision = limiter.acquire(key, permits, List.of(limit));
+				String violation = check(decision, permits, List.of(oracle));
+				if (violation != null) {
+					violations.add("seed " + seed + ", schedule " + schedule + " " + limit + ", call " + call + ", "
+							+ permits + " at " + decision.decidedAtMicros() + ": " + violation);
+				}
+			}
+		}
+		assertThat(violations).isEmpty();
+	}
+
+	@Test
+	void aCalendarMinuteResetsAtTheMinutesBoundaryAndSaysWhenExactly() {
+		RateLimiter limiter = limiter(this.clock, false);
+		Limit limit = Limit.of(2, Duration.ofSeconds(1)).withCalendar(java.time.temporal.ChronoUnit.MINUTES, null);
+		this.clock.set(java.time.Instant.parse("2026-11-24T10:15:42.250Z"));
+		assertThat(limiter.acquire("minute", 2, List.of(limit)).isAllowed()).isTrue();
+		Decision rejected = limiter.acquire("minute", limit);
+		assertThat(rejected.isAllowed()).isFalse();
+		assertThat(rejected.retryAfter()).isEqualTo(Duration.ofMillis(17_750));
+		assertThat(rejected.resetAfter()).isEqualTo(Duration.ofMillis(17_750));
+		this.clock.set(java.time.Instant.parse("2026-11-24T10:15:59.999999Z"));
+		assertThat(limiter.acquire("minute", limit).isAllowed()).as("a microsecond before the boundary").isFalse();
+		this.clock.set(java.time.Instant.parse("2026-11-24T10:16:00Z"));
+		Decision next = limiter.acquire("minute", limit);
+		assertThat(next.isAllowed()).isTrue();
+		assertThat(next.remaining()).isEqualTo(1);
+	}
+
+	@Test
+	void aCalendarDayInBerlinLasts23HoursOnTheSpringChangeAndRetryAfterIsTheNextMidnight() {
+		RateLimiter limiter = limiter(this.clock, false);
+		java.time.ZoneId berlin = java.time.ZoneId.of("Europe/Berlin");
+		Limit limit = Limit.of(1, Duration.ofSeconds(1)).withCalendar(java.time.temporal.ChronoUnit.DAYS, berlin);
+		// 00:30 on the day the clocks go from 02:00 to 03:00
+		this.clock.set(java.time.ZonedDateTime.of(2026, 3, 29, 0, 30, 0, 0, berlin).toInstant());
+		assertThat(limiter.acquire("dst", limit).isAllowed()).isTrue();
+		Decision rejected = limiter.acquire("dst", limit);
+		assertThat(rejected.retryAfter()).isEqualTo(Duration.ofHours(22).plusMinutes(30));
+		this.clock.set(java.time.ZonedDateTime.of(2026, 3, 30, 0, 0, 0, 0, berlin).toInstant());
+		assertThat(limiter.acquire("dst", limit).isAllowed()).isTrue();
+	}
+
+	@Test
+	void aCalendarMonthEndsOnTheFirstOfTheNextInItsZone() {
+		RateLimiter limiter = limiter(this.clock, false);
+		java.time.ZoneId newYork = java.time.ZoneId.of("America/New_York");
+		Limit limit = Limit.of(1, Duration.ofSeconds(1)).withCalendar(java.time.temporal.ChronoUnit.MONTHS, newYork);
+		// 23:00 on 29 February 2028 in New York is already March in UTC
+		this.clock.set(java.time.ZonedDateTime.of(2028, 2, 29, 23, 0, 0, 0, newYork).toInstant());
+		assertThat(limiter.acquire("month", limit).isAllowed()).isTrue();
+		assertThat(limiter.acquire("month", limit).retryAfter()).isEqualTo(Duration.ofHours(1));
 	}
 
 }

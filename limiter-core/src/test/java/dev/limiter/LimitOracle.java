@@ -28,6 +28,7 @@ public abstract class LimitOracle {
 			case SLIDING_LOG -> new Log(limit);
 			case SLIDING_BUCKETS -> new Buckets(limit);
 			case TOKEN_BUCKET -> new TokenBucket(limit);
+			case CALENDAR -> new Calendar(limit);
 		};
 	}
 
@@ -235,6 +236,65 @@ public abstract class LimitOracle {
 				}
 			}
 			return null;
+		}
+
+	}
+
+	/**
+	 * Calendar windows: the permits admitted in the window of {@code now} (the same local
+	 * minute, hour, day, ISO week or month of the zone, or the same multiple of the
+	 * period from the epoch), at most N in each.
+	 */
+	static final class Calendar extends LimitOracle {
+
+		Calendar(Limit limit) {
+			super(limit);
+		}
+
+		/** The window of a time, named from the zone's calendar rather than drawn. */
+		private Object window(long micros) {
+			if (this.limit.calendar() == null) {
+				return Math.floorDiv(micros, this.limit.periodMicros());
+			}
+			java.time.ZonedDateTime time = java.time.Instant.EPOCH.plus(micros, java.time.temporal.ChronoUnit.MICROS)
+				.atZone(this.limit.zone());
+			java.time.LocalDateTime local = time.toLocalDateTime();
+			return switch (this.limit.calendar()) {
+				// a local hour or minute that a change of offset repeats is two windows
+				case MINUTES -> List.of(local.withSecond(0).withNano(0), time.getOffset());
+				case HOURS -> List.of(local.withMinute(0).withSecond(0).withNano(0), time.getOffset());
+				case DAYS -> local.toLocalDate();
+				case WEEKS -> List.of(local.get(java.time.temporal.IsoFields.WEEK_BASED_YEAR),
+						local.get(java.time.temporal.IsoFields.WEEK_OF_WEEK_BASED_YEAR));
+				case MONTHS -> java.time.YearMonth.from(local);
+				default -> throw new IllegalStateException(this.limit.toString());
+			};
+		}
+
+		private long counted(long now) {
+			Object window = window(now);
+			long count = 0;
+			for (long[] entry : this.admitted) {
+				count += (entry[0] <= now && window(entry[0]).equals(window)) ? entry[1] : 0;
+			}
+			return count;
+		}
+
+		@Override
+		public boolean fits(long now, long permits) {
+			return counted(now) + permits <= this.limit.threshold();
+		}
+
+		@Override
+		public long remaining(long now) {
+			return this.limit.threshold() - counted(now);
+		}
+
+		@Override
+		public String broken(long now) {
+			long counted = counted(now);
+			return (counted > this.limit.threshold())
+					? counted + " admitted in the calendar window of " + now + " under " + this.limit : null;
 		}
 
 	}

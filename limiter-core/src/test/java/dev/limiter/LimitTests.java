@@ -76,4 +76,24 @@ class LimitTests {
 		assertThat(limit.sameWindowAs(limit.withAlgorithm(Algorithm.TOKEN_BUCKET))).isFalse();
 	}
 
+	@Test
+	void aCalendarLimitSharesItsWindowWithTheSameCalendarAndZoneOnly() {
+		Limit day = Limit.of("budget", 1_000, Duration.ofSeconds(5))
+			.withCalendar(java.time.temporal.ChronoUnit.DAYS, java.time.ZoneId.of("Europe/Berlin"));
+		assertThat(day.algorithm()).isEqualTo(Algorithm.CALENDAR);
+		assertThat(day.period()).as("the usual length, for headers").isEqualTo(Duration.ofDays(1));
+		assertThat(day.withPeriod(Duration.ofMinutes(3)).period()).as("a calendar's period plays no part")
+			.isEqualTo(Duration.ofDays(1));
+		assertThat(day.periodText()).isEqualTo("day");
+		assertThat(day).hasToString("'budget' (1000 per day, calendar in Europe/Berlin)");
+		assertThat(day.sameWindowAs(day.withThreshold(5))).isTrue();
+		assertThat(day.sameWindowAs(day.withCalendar(java.time.temporal.ChronoUnit.DAYS, null))).isFalse();
+		assertThat(day.withCalendar(java.time.temporal.ChronoUnit.MONTHS, null).zone())
+			.isEqualTo(java.time.ZoneOffset.UTC);
+		assertThat(day.withAlgorithm(Algorithm.TOKEN_BUCKET).calendar()).isNull();
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> day.withCalendar(java.time.temporal.ChronoUnit.SECONDS, null))
+			.withMessage("calendar must be one of minute, hour, day, week and month, was Seconds (limit 'budget')");
+	}
+
 }

@@ -133,7 +133,7 @@ final class LimitScript {
 			args[6 + 4 * i] = CODES[limit.algorithm().ordinal()];
 			args[7 + 4 * i] = ascii(limit.threshold());
 			args[8 + 4 * i] = ascii(limit.periodMicros());
-			args[9 + 4 * i] = ascii(unit(limit));
+			args[9 + 4 * i] = unit(limit, nowMicros);
 		}
 		return args;
 	}
@@ -176,8 +176,13 @@ final class LimitScript {
 		return AlgorithmDescriptor.of(algorithm).code();
 	}
 
-	private static long unit(Limit limit) {
-		return AlgorithmDescriptor.of(limit.algorithm()).unitMicros(limit);
+	private static byte[] unit(Limit limit, long nowMicros) {
+		AlgorithmDescriptor descriptor = AlgorithmDescriptor.of(limit.algorithm());
+		if (descriptor.unitDependsOnTime()) {
+			long clientMicros = (nowMicros >= 0) ? nowMicros : System.currentTimeMillis() * 1_000;
+			return ascii(descriptor.unitArgument(limit, clientMicros));
+		}
+		return ascii(descriptor.unitMicros(limit));
 	}
 
 	private static LoadedScript[] compose() {

@@ -258,9 +258,7 @@ public final class ResilientRateLimiter extends AbstractRateLimiter {
 			}
 			if (policy == FailurePolicy.LOCAL) {
 				locals = (locals != null) ? locals : new ArrayList<>(limits.size());
-				locals.add(Limit.of(limit.name(), limit.localThreshold(), limit.period())
-					.withAlgorithm(limit.algorithm())
-					.withSlices(limit.slices()));
+				locals.add(limit.withThreshold(limit.localThreshold()).withLocalThreshold(0).withFailurePolicy(null));
 			}
 		}
 		if (locals != null) {

@@ -100,7 +100,25 @@ class RedisAlgorithmIntegrationTests extends AlgorithmContractTests {
 		}
 		assertThat(limiter.acquire("same", 1, limits).isAllowed()).isTrue();
 		assertThat(this.redis.command("KEYS", "limiter:{same}*")).asList()
-			.containsExactlyInAnyOrder("limiter:{same}:w60000", "limiter:{same}:w60000:b60", "limiter:{same}:w60000:t");
+			.containsExactlyInAnyOrder("limiter:{same}:w60000", "limiter:{same}:w60000:b60", "limiter:{same}:w60000:t",
+					"limiter:{same}:w60000:c");
+	}
+
+	@Test
+	void aCalendarKeyNamesItsCalendarAndZoneAndExpiresAtTheEndOfItsWindow() {
+		MutableClock clock = MutableClock.startingNow();
+		// 10:00:30 on the 24th in Berlin: the day ends at midnight, 13h59m30s later
+		clock.set(java.time.ZonedDateTime.of(2026, 11, 24, 10, 0, 30, 0, java.time.ZoneId.of("Europe/Berlin"))
+			.toInstant());
+		RateLimiter limiter = limiter(clock, false);
+		Limit daily = Limit.of(3, Duration.ofMinutes(1))
+			.withCalendar(java.time.temporal.ChronoUnit.DAYS, java.time.ZoneId.of("Europe/Berlin"));
+		assertThat(limiter.acquire("calendar", 2, List.of(daily)).remaining()).isEqualTo(1);
+		String key = "limiter:{calendar}:w86400000:cday@Europe/Berlin";
+		assertThat(this.redis.command("KEYS", "limiter:{calendar}*")).asList().containsExactly(key);
+		assertThat(this.redis.command("TYPE", key)).isEqualTo("string");
+		assertThat((Long) this.redis.command("PTTL", key)).isPositive()
+			.isLessThanOrEqualTo(Duration.ofHours(13).plusMinutes(59).plusSeconds(30).toMillis());
 	}
 
 }

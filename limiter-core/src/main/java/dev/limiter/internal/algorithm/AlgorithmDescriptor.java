@@ -16,7 +16,7 @@ import dev.limiter.Limit;
 public abstract class AlgorithmDescriptor {
 
 	private static final List<AlgorithmDescriptor> DESCRIPTORS = List.of(new SlidingLog(), new SlidingBuckets(),
-			new TokenBucket());
+			new TokenBucket(), new Calendar());
 
 	private static final AlgorithmDescriptor[] BY_ORDINAL = byOrdinal();
 
@@ -69,6 +69,26 @@ public abstract class AlgorithmDescriptor {
 	 * @return the unit in microseconds, 0 for none
 	 */
 	public abstract long unitMicros(Limit limit);
+
+	/**
+	 * Return the algorithm's unit as the script's argument for a call at
+	 * {@code nowMicros} on the application's clock; the unit in microseconds unless the
+	 * algorithm needs more (the boundaries of a calendar's windows).
+	 * @param limit the limit
+	 * @param nowMicros the application's clock
+	 * @return the argument
+	 */
+	public String unitArgument(Limit limit, long nowMicros) {
+		return Long.toString(unitMicros(limit));
+	}
+
+	/**
+	 * Return whether the script's unit argument depends on the time of the call.
+	 * @return whether {@link #unitArgument} must be asked on each call
+	 */
+	public boolean unitDependsOnTime() {
+		return false;
+	}
 
 	/**
 	 * Return a fresh in-memory state of a limit for one key.
