@@ -108,6 +108,22 @@ public @interface RateLimit {
 	int slices() default Limit.DEFAULT_SLICES;
 
 	/**
+	 * The calendar whose windows count this limit: {@code minute}, {@code hour},
+	 * {@code day}, {@code week} (ISO, from Monday) or {@code month}, each from boundary
+	 * to boundary in {@link #zone()}; {@link #period()} and {@link #unit()} then play no
+	 * part. Empty for a sliding window of the period.
+	 * @return the calendar, or empty
+	 */
+	String calendar() default "";
+
+	/**
+	 * The IANA time zone whose clock draws the calendar's boundaries, such as
+	 * {@code Europe/Berlin}; empty for UTC. Only with {@link #calendar()}.
+	 * @return the zone id, or empty
+	 */
+	String zone() default "";
+
+	/**
 	 * A SpEL expression over the same variables as {@link #key()}: when it is false the
 	 * call is not limited at all; empty to limit every call. All annotations of a method
 	 * must agree on it.

@@ -403,6 +403,9 @@ public class RateLimitsEndpoint {
 		if (limit.algorithm() == Algorithm.SLIDING_BUCKETS) {
 			described.put("slices", limit.slices());
 		}
+		if (limit.zone() != null) {
+			described.put("zone", limit.zone().getId());
+		}
 		FailurePolicy policy = (limit.failurePolicy() != null) ? limit.failurePolicy() : this.defaultPolicy;
 		described.put("failurePolicy", policy.name().toLowerCase(java.util.Locale.ROOT).replace('_', '-'));
 		described.put("shadow", operation.isShadow(limit));

@@ -104,8 +104,10 @@ public final class LimiterAutoConfiguration {
 			limit.getPlans()
 				.forEach((plan, numbers) -> plans.put(plan,
 						new LimitAttributes.Plan(numbers.getThreshold(), numbers.getPeriod())));
-			named.put(name, new LimitAttributes(name, limit.getThreshold(), limit.getPeriod(), limit.getAlgorithm(),
-					limit.getSlices(), limit.getFailurePolicy(), limit.getLocalThreshold(), limit.getShadow(), plans));
+			named.put(name,
+					new LimitAttributes(name, limit.getThreshold(), limit.getPeriod(), limit.getAlgorithm(),
+							limit.getSlices(), limit.getFailurePolicy(), limit.getLocalThreshold(), limit.getShadow(),
+							plans, limit.getCalendar(), limit.getZone()));
 		});
 		return new LimitResolver(named, properties.getAlgorithm(), properties.isShadow());
 	}

@@ -288,6 +288,35 @@ public class LimiterProperties implements InitializingBean {
 		private Boolean shadow;
 
 		/**
+		 * Calendar whose windows count the limit (minute, hour, day, week or month, from
+		 * boundary to boundary in the zone), instead of the annotation's; the period then
+		 * plays no part.
+		 */
+		private String calendar;
+
+		/**
+		 * IANA time zone whose clock draws the calendar's boundaries, such as
+		 * Europe/Berlin, instead of the annotation's; UTC when neither gives one.
+		 */
+		private String zone;
+
+		public String getCalendar() {
+			return this.calendar;
+		}
+
+		public void setCalendar(String calendar) {
+			this.calendar = calendar;
+		}
+
+		public String getZone() {
+			return this.zone;
+		}
+
+		public void setZone(String zone) {
+			this.zone = zone;
+		}
+
+		/**
 		 * Numbers per plan, chosen per call by the annotation's plan expression; a plan
 		 * not listed gets the limit's own numbers.
 		 */

@@ -124,6 +124,23 @@ final class LimiterPropertiesValidator {
 						ex.getMessage());
 			}
 		});
+		try {
+			if (limit.getCalendar() != null) {
+				LimitResolver.calendar(limit.getCalendar(), Spelling.PROPERTY);
+			}
+		}
+		catch (InvalidLimitException ex) {
+			throw new InvalidConfigurationPropertyValueException(property + ".calendar", limit.getCalendar(),
+					ex.getMessage());
+		}
+		try {
+			if (limit.getZone() != null) {
+				LimitResolver.zone(limit.getZone(), Spelling.PROPERTY);
+			}
+		}
+		catch (InvalidLimitException ex) {
+			throw new InvalidConfigurationPropertyValueException(property + ".zone", limit.getZone(), ex.getMessage());
+		}
 		if (limit.getSlices() != null && limit.getAlgorithm() != null) {
 			try {
 				LimitResolver.checkSlices(limit.getAlgorithm(), limit.getSlices(), null, Spelling.PROPERTY);

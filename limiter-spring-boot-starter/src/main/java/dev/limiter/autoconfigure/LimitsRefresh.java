@@ -112,7 +112,9 @@ final class LimitsRefresh implements ApplicationListener<EnvironmentChangeEvent>
 					|| !Objects.equals(limit.getSlices(), started.slices())
 					|| !Objects.equals(limit.getFailurePolicy(), started.failurePolicy())
 					|| !Objects.equals(limit.getShadow(), started.shadow())
-					|| !Objects.equals(limit.getLocalThreshold(), started.localThreshold())) {
+					|| !Objects.equals(limit.getLocalThreshold(), started.localThreshold())
+					|| !Objects.equals(blankless(limit.getCalendar()), started.calendar())
+					|| !Objects.equals(blankless(limit.getZone()), started.zone())) {
 				needRestart.add(PREFIX + "." + name + " (beyond its threshold and period)");
 			}
 			Numbers numbers = new Numbers(differing(limit.getThreshold(), started.threshold()),
@@ -150,6 +152,10 @@ final class LimitsRefresh implements ApplicationListener<EnvironmentChangeEvent>
 
 	private static <T> T differing(T refreshed, T started) {
 		return (refreshed != null && !refreshed.equals(started)) ? refreshed : null;
+	}
+
+	private static String blankless(String text) {
+		return (text != null && !text.isBlank()) ? text.trim() : null;
 	}
 
 }

@@ -86,6 +86,16 @@ class SampleController {
 	}
 
 	/**
+	 * A calendar limit: 3 digests per user in each minute of the clock, all 3 again at
+	 * the next whole minute.
+	 */
+	@RateLimit(threshold = 3, calendar = "minute")
+	@GetMapping("/digest")
+	Map<String, Object> digest() {
+		return Map.of("digest", "3 new orders, 1 new review");
+	}
+
+	/**
 	 * A SpEL key from a request parameter: each symbol at most 5 times in 10 seconds,
 	 * whoever asks.
 	 */

@@ -40,6 +40,25 @@ class AlgorithmEndpointsTests {
 	}
 
 	@Test
+	void theDigestAdmitsThreeEachCalendarMinuteAndAllThreeAgainAtTheNextWholeMinute() throws Exception {
+		for (int i = 0; i < 3; i++) {
+			this.mvc.perform(get("/digest")).andExpect(status().isOk());
+		}
+		java.time.Instant now = this.limiter.now();
+		java.time.Instant nextMinute = now.truncatedTo(java.time.temporal.ChronoUnit.MINUTES).plusSeconds(60);
+		Duration untilThen = Duration.between(now, nextMinute);
+		long seconds = untilThen.getSeconds() + ((untilThen.getNano() > 0) ? 1 : 0);
+		this.mvc.perform(get("/digest"))
+			.andExpect(status().isTooManyRequests())
+			.andExpect(header().string("Retry-After", Long.toString(seconds)))
+			.andExpect(header().string("X-RateLimit-Reset", Long.toString(seconds)));
+		this.limiter.advance(untilThen.minusNanos(1_000));
+		this.mvc.perform(get("/digest")).andExpect(status().isTooManyRequests());
+		this.limiter.advance(Duration.ofNanos(1_000));
+		this.mvc.perform(get("/digest")).andExpect(status().isOk());
+	}
+
+	@Test
 	void theCatalogueAdmitsAThousandAMinuteOnSlidingBuckets() throws Exception {
 		for (int i = 0; i < 1_000; i++) {
 			this.mvc.perform(get("/catalogue")).andExpect(status().isOk());

@@ -313,8 +313,8 @@ public class RateLimitAnnotationParser {
 				(annotation.threshold() != 0) ? annotation.threshold() : null, period,
 				(algorithms.length == 1) ? algorithms[0] : null,
 				(annotation.slices() != Limit.DEFAULT_SLICES) ? annotation.slices() : null,
-				(policies.length == 1) ? policies[0] : null, annotation.localThreshold(), annotation.shadow(),
-				Map.of());
+				(policies.length == 1) ? policies[0] : null, annotation.localThreshold(), annotation.shadow(), Map.of(),
+				annotation.calendar(), annotation.zone());
 		try {
 			return this.limits.resolve(declared, Spelling.ANNOTATION);
 		}

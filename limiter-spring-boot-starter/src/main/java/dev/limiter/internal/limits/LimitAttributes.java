@@ -20,9 +20,12 @@ import dev.limiter.FailurePolicy;
  * the threshold
  * @param shadow whether the limit only watches
  * @param plans the plans' numbers by plan name (named limits only)
+ * @param calendar the calendar whose windows count the limit, such as {@code day}
+ * @param zone the time zone of the calendar, such as {@code Europe/Berlin}
  */
 public record LimitAttributes(String name, Long threshold, Duration period, Algorithm algorithm, Integer slices,
-		FailurePolicy failurePolicy, Long localThreshold, Boolean shadow, Map<String, Plan> plans) {
+		FailurePolicy failurePolicy, Long localThreshold, Boolean shadow, Map<String, Plan> plans, String calendar,
+		String zone) {
 
 	/** No attribute at all. */
 	public static final LimitAttributes NONE = new LimitAttributes("", null, null, null, null, null, null, null,
@@ -31,6 +34,16 @@ public record LimitAttributes(String name, Long threshold, Duration period, Algo
 	public LimitAttributes {
 		name = (name != null) ? name.trim() : "";
 		plans = (plans != null) ? Map.copyOf(plans) : Map.of();
+		calendar = (calendar != null && !calendar.isBlank()) ? calendar.trim() : null;
+		zone = (zone != null && !zone.isBlank()) ? zone.trim() : null;
+	}
+
+	/**
+	 * What a source says of a limit not counted by a calendar.
+	 */
+	public LimitAttributes(String name, Long threshold, Duration period, Algorithm algorithm, Integer slices,
+			FailurePolicy failurePolicy, Long localThreshold, Boolean shadow, Map<String, Plan> plans) {
+		this(name, threshold, period, algorithm, slices, failurePolicy, localThreshold, shadow, plans, null, null);
 	}
 
 	/**

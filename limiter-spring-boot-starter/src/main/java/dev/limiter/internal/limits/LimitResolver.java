@@ -1,10 +1,15 @@
 package dev.limiter.internal.limits;
 
+import java.time.DateTimeException;
 import java.time.Duration;
+import java.time.ZoneId;
+import java.time.ZoneOffset;
+import java.time.temporal.ChronoUnit;
 import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 
@@ -96,7 +101,11 @@ public final class LimitResolver {
 	private ResolvedLimit resolve(LimitAttributes declared, LimitAttributes configured, Spelling spelling) {
 		String name = declared.name();
 		Long threshold = first(configured.threshold(), declared.threshold());
-		Duration period = first(configured.period(), declared.period());
+		String calendar = first(configured.calendar(), declared.calendar());
+		// a calendar's windows have no period: any valid one passes until the calendar
+		// replaces it
+		Duration period = first(configured.period(),
+				first(declared.period(), (calendar != null) ? Limit.MIN_PERIOD : null));
 		if (period == null) {
 			throw new InvalidLimitException("limit '" + name + "' has no period",
 					"Define limiter.limits." + name + ".period, such as 1m.");
@@ -110,7 +119,14 @@ public final class LimitResolver {
 			throw new InvalidLimitException(ex.getMessage(),
 					ex.getMessage().startsWith("threshold") ? spelling.thresholdFix() : spelling.periodFix());
 		}
-		Algorithm algorithm = first(configured.algorithm(), first(declared.algorithm(), this.defaultAlgorithm));
+		Algorithm chosen = first(configured.algorithm(), declared.algorithm());
+		Algorithm algorithm = (calendar != null) ? Algorithm.CALENDAR : first(chosen, this.defaultAlgorithm);
+		if (calendar != null && chosen != null && chosen != Algorithm.CALENDAR) {
+			throw new InvalidLimitException(
+					"calendar '" + calendar + "' is given to a " + chosen.text() + " limit '" + name + "'",
+					"A calendar counts its own windows: remove the algorithm, or remove "
+							+ spelling.attribute("calendar") + ".");
+		}
 		int slices = first(configured.slices(), first(declared.slices(), Limit.DEFAULT_SLICES));
 		checkSlices(algorithm, slices, limit, spelling);
 		try {
@@ -120,6 +136,15 @@ public final class LimitResolver {
 			throw new InvalidLimitException(ex.getMessage(),
 					"Set " + spelling.slices() + " (or limiter.limits.<name>.slices) between 1 and " + Limit.MAX_SLICES
 							+ "; 60 makes one-minute slices of a one-hour window.");
+		}
+		String zone = first(configured.zone(), declared.zone());
+		if (calendar != null) {
+			limit = limit.withCalendar(calendar(calendar, spelling), zone(zone, spelling));
+		}
+		else if (zone != null) {
+			throw new InvalidLimitException("zone '" + zone + "' is given to limit '" + name + "' without a calendar",
+					"A zone draws a calendar's boundaries: set " + spelling.attribute("calendar")
+							+ " (minute, hour, day, week or month), or remove " + spelling.attribute("zone") + ".");
 		}
 		try {
 			limit = limit.withFailurePolicy(first(configured.failurePolicy(), declared.failurePolicy()))
@@ -140,13 +165,10 @@ public final class LimitResolver {
 	}
 
 	private static Limit planned(Limit limit, String planName, LimitAttributes.Plan plan) {
-		long local = (limit.localThreshold() != limit.threshold()) ? limit.localThreshold() : 0;
 		try {
-			return Limit.of(limit.name(), first(plan.threshold(), 0L), first(plan.period(), limit.period()))
-				.withAlgorithm(limit.algorithm())
-				.withSlices(limit.slices())
-				.withFailurePolicy(limit.failurePolicy())
-				.withLocalThreshold(local);
+			// a plan's period changes a sliding window, never a calendar's
+			Limit planned = limit.withThreshold(first(plan.threshold(), 0L));
+			return (plan.period() != null) ? planned.withPeriod(plan.period()) : planned;
 		}
 		catch (IllegalArgumentException ex) {
 			throw new InvalidLimitException(ex.getMessage() + " under plan '" + planName + "'",
@@ -168,6 +190,47 @@ public final class LimitResolver {
 					"slices = " + slices + " is given to a " + algorithm.text() + " limit"
 							+ ((limit != null) ? " " + limit : ""),
 					"Slices cut a sliding-buckets window: remove slices, or set " + spelling.bucketsAlgorithm());
+		}
+	}
+
+	/**
+	 * Read a calendar as sources write it.
+	 * @param calendar {@code minute}, {@code hour}, {@code day}, {@code week} or
+	 * {@code month}
+	 * @param spelling how the source names its attributes
+	 * @return the unit of the calendar's windows
+	 * @throws InvalidLimitException if it is none of those
+	 */
+	public static ChronoUnit calendar(String calendar, Spelling spelling) {
+		return switch (calendar.toLowerCase(Locale.ROOT)) {
+			case "minute" -> ChronoUnit.MINUTES;
+			case "hour" -> ChronoUnit.HOURS;
+			case "day" -> ChronoUnit.DAYS;
+			case "week" -> ChronoUnit.WEEKS;
+			case "month" -> ChronoUnit.MONTHS;
+			default -> throw new InvalidLimitException("calendar '" + calendar + "' is not a calendar",
+					"Set " + spelling.attribute("calendar") + " to minute, hour, day, week or month.");
+		};
+	}
+
+	/**
+	 * Read a calendar's time zone as sources write it.
+	 * @param zone an IANA zone id, or {@code null} for UTC
+	 * @param spelling how the source names its attributes
+	 * @return the zone
+	 * @throws InvalidLimitException if the zone does not exist
+	 */
+	public static ZoneId zone(String zone, Spelling spelling) {
+		if (zone == null) {
+			return ZoneOffset.UTC;
+		}
+		try {
+			return ZoneId.of(zone);
+		}
+		catch (DateTimeException ex) {
+			throw new InvalidLimitException("zone '" + RateLimitKeys.bounded(zone) + "' is not a time zone",
+					"Set " + spelling.attribute("zone") + " to an IANA zone id, such as Europe/Berlin, or leave it "
+							+ "empty for UTC.");
 		}
 	}
 
@@ -247,6 +310,15 @@ public final class LimitResolver {
 
 		String slices() {
 			return this.slices;
+		}
+
+		/** Return how this source spells an attribute, such as {@code zone}. */
+		String attribute(String attribute) {
+			return switch (this) {
+				case ANNOTATION -> attribute + " (or limiter.limits.<name>." + attribute + ")";
+				case PROPERTY -> "limiter.limits.<name>." + attribute;
+				case ROUTE -> "limiter." + attribute;
+			};
 		}
 
 		String localThreshold() {

@@ -40,6 +40,49 @@ class LimitResolverTests {
 	}
 
 	@Test
+	void aCalendarCountsTheLimitWhateverTheDefaultAlgorithmAndTheConfigurationGivesItWithoutAPeriod() {
+		LimitResolver resolver = new LimitResolver(Map.of("tokens",
+				new LimitAttributes("tokens", 1_000L, null, null, null, null, null, null,
+						Map.of("pro", new LimitAttributes.Plan(5_000L, Duration.ofMinutes(5))), "day",
+						"Europe/Berlin")),
+				Algorithm.TOKEN_BUCKET, false);
+		ResolvedLimit limit = resolver.resolve(declared("tokens", null, Duration.ofSeconds(60), null, null),
+				Spelling.ANNOTATION);
+		Limit daily = Limit.of("tokens", 1_000, Duration.ofDays(1))
+			.withCalendar(java.time.temporal.ChronoUnit.DAYS, java.time.ZoneId.of("Europe/Berlin"));
+		assertThat(limit.limit()).isEqualTo(daily);
+		assertThat(limit.forPlan("pro")).as("a plan's period changes no calendar")
+			.isEqualTo(daily.withThreshold(5_000));
+		ResolvedLimit utc = this.resolver.resolve(new LimitAttributes("", 3L, Duration.ofSeconds(60), null, null, null,
+				null, null, Map.of(), "Month", null), Spelling.ANNOTATION);
+		assertThat(utc.limit().calendar()).isEqualTo(java.time.temporal.ChronoUnit.MONTHS);
+		assertThat(utc.limit().zone()).isEqualTo(java.time.ZoneOffset.UTC);
+	}
+
+	@Test
+	void aCalendarOrZoneThatIsNoneOrGivenWithoutTheOtherNamesTheAttributeToFix() {
+		assertThatExceptionOfType(InvalidLimitException.class)
+			.isThrownBy(() -> this.resolver.resolve(new LimitAttributes("", 3L, Duration.ofSeconds(60), null, null,
+					null, null, null, Map.of(), "fortnight", null), Spelling.ANNOTATION))
+			.withMessageContaining("calendar 'fortnight' is not a calendar")
+			.satisfies((ex) -> assertThat(ex.getFix())
+				.isEqualTo("Set calendar (or limiter.limits.<name>.calendar) to minute, hour, day, week or month."));
+		assertThatExceptionOfType(InvalidLimitException.class)
+			.isThrownBy(() -> this.resolver.resolve(new LimitAttributes("", 3L, Duration.ofSeconds(60), null, null,
+					null, null, null, Map.of(), "day", "Mars/Olympus"), Spelling.PROPERTY))
+			.withMessageContaining("zone 'Mars/Olympus' is not a time zone")
+			.satisfies((ex) -> assertThat(ex.getFix()).startsWith("Set limiter.limits.<name>.zone to an IANA zone id"));
+		assertThatExceptionOfType(InvalidLimitException.class)
+			.isThrownBy(() -> this.resolver.resolve(new LimitAttributes("", 3L, Duration.ofSeconds(60), null, null,
+					null, null, null, Map.of(), null, "Europe/Berlin"), Spelling.ANNOTATION))
+			.withMessageContaining("zone 'Europe/Berlin' is given to limit '' without a calendar");
+		assertThatExceptionOfType(InvalidLimitException.class)
+			.isThrownBy(() -> this.resolver.resolve(new LimitAttributes("", 3L, Duration.ofSeconds(60),
+					Algorithm.SLIDING_BUCKETS, null, null, null, null, Map.of(), "day", null), Spelling.ANNOTATION))
+			.withMessageContaining("calendar 'day' is given to a sliding-buckets limit");
+	}
+
+	@Test
 	void anUnnamedLimitTakesTheDefaultAlgorithm() {
 		ResolvedLimit limit = this.resolver.resolve(declared("", 2L, Duration.ofSeconds(10), null, null),
 				Spelling.ANNOTATION);
