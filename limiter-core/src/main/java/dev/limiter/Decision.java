@@ -133,8 +133,15 @@ public final class Decision {
 		if (policy == null) {
 			throw new IllegalArgumentException("policy must not be null");
 		}
+		// a LOCAL decision keeps the in-memory grant, for a charge under the same policy
 		return new Decision(this.allowed, this.limit, this.remaining, this.retryAfter, this.resetAfter,
-				this.decidedAtMicros, policy, null);
+				this.decidedAtMicros, policy, this.grant);
+	}
+
+	// The decision after a charge keeps the grant of the call it settles.
+	private Decision keeping(Grant grant) {
+		return new Decision(this.allowed, this.limit, this.remaining, this.retryAfter, this.resetAfter,
+				this.decidedAtMicros, this.policy, grant);
 	}
 
 	// Admitted decisions only: Decisions.granting answers a rejection itself.
@@ -145,8 +152,8 @@ public final class Decision {
 
 	/**
 	 * Return what an admitted decision took from the store, for a refund.
-	 * @return the grant, or {@code null} for a rejection, a degraded decision or a
-	 * decision whose store keeps no grants
+	 * @return the grant, or {@code null} for a rejection, a decision admitted without a
+	 * count ({@link FailurePolicy#FAIL_OPEN}) or a decision whose store keeps no grants
 	 */
 	public Grant grant() {
 		return this.grant;

@@ -97,6 +97,49 @@ public interface RateLimiter {
 	}
 
 	/**
+	 * Record {@code permits} more under the limits of an admitted decision, once the
+	 * call's real cost is known (reserve, then settle): all limits or none, and never a
+	 * rejection, even past the threshold; later calls are then rejected until the windows
+	 * have room again. A negative number gives back up to what the decision took. Not
+	 * supported under {@link Algorithm#SLIDING_LOG}, which keeps one entry per permit.
+	 * <p>
+	 * The default records nothing, for limiters that keep no grants.
+	 * @param decision an admitted decision of this limiter
+	 * @param permits the permits to add, or to give back when negative
+	 * @return the decision after the charge (its remaining permits and reset); the
+	 * decision itself when there is nothing to charge (a rejection, a decision without a
+	 * grant, 0 permits)
+	 * @throws IllegalArgumentException if a limit of the decision is a sliding log
+	 */
+	default Decision charge(Decision decision, long permits) {
+		return decision;
+	}
+
+	/**
+	 * Record {@code permits} more under the limits of an admitted decision without
+	 * blocking the calling thread; see {@link #charge(Decision, long)}.
+	 * <p>
+	 * The default charges with {@link #charge(Decision, long)} on the calling thread.
+	 * @param decision an admitted decision of this limiter
+	 * @param permits the permits to add, or to give back when negative
+	 * @return the decision after the charge, to come
+	 * @throws IllegalArgumentException if a limit of the decision is a sliding log
+	 */
+	default CompletableFuture<Decision> chargeAsync(Decision decision, long permits) {
+		Decision charged;
+		try {
+			charged = charge(decision, permits);
+		}
+		catch (IllegalArgumentException ex) {
+			throw ex;
+		}
+		catch (RuntimeException ex) {
+			return CompletableFuture.failedFuture(ex);
+		}
+		return CompletableFuture.completedFuture(charged);
+	}
+
+	/**
 	 * Read how much of each limit a key has used, without recording anything.
 	 * @param key the key; not blank
 	 * @param limits the limits, at least one

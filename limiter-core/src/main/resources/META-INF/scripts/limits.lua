@@ -6,6 +6,7 @@
 --
 -- KEYS[i]          the state of limit i (all keys share one hash tag)
 -- ARGV[1]          what to do: 'a' acquire, 'u' read usage, 'r' release a grant,
+--                  'c' charge a grant more (or less, when the permits are negative),
 --                  'x' forget the keys
 -- ARGV[2]          permits asked for (or given back)
 -- ARGV[3]          now in microseconds, or -1 to read the Redis server clock
@@ -22,6 +23,7 @@
 --                  reset_after_us, now_us}
 -- Usage returns {used, remaining, reset_after_us, current slice (-1 when none)} per limit,
 --               then now_us
+-- Charge returns the reply of an admitted acquire, after the charge
 -- Release and forget return {now_us}
 local algorithms = {}
 
@@ -72,6 +74,27 @@ if mode == 'r' then
     limit.algorithm.release(limit, now, permits, token, at)
   end
   return { now }
+end
+
+if mode == 'c' then
+  -- never a rejection: the permits count even past n, and later calls wait for room
+  local at = tonumber(ARGV[6])
+  local decider, remaining = 1, nil
+  for i, limit in ipairs(limits) do
+    if permits > 0 then
+      limit.algorithm.charge(limit, now, permits)
+    else
+      limit.algorithm.release(limit, now, -permits, token, at)
+    end
+    local left = limit.n - limit.used
+    if remaining == nil or left < remaining then
+      remaining, decider = left, i
+    end
+  end
+  if remaining < 0 then
+    remaining = 0
+  end
+  return { 1, decider, remaining, 0, limits[decider].algorithm.reset(limits[decider], now), now }
 end
 
 local allowed = 1

@@ -19,6 +19,7 @@ import org.junit.jupiter.params.provider.EnumSource;
 import dev.limiter.test.MutableClock;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 
 /**
  * The promise of every {@link Algorithm}, run against each engine: random schedules
@@ -149,6 +150,14 @@ public abstract class AlgorithmContractTests {
 	}
 
 	private static String check(Decision decision, long permits, List<LimitOracle> oracles) {
+		return check(decision, permits, oracles, true);
+	}
+
+	/**
+	 * Check a decision against the oracles, and the algorithms' promise when
+	 * {@code promised} (charges break it on purpose).
+	 */
+	private static String check(Decision decision, long permits, List<LimitOracle> oracles, boolean promised) {
 		long now = decision.decidedAtMicros();
 		boolean fits = fitsAll(oracles, now, permits);
 		if (decision.isAllowed() != fits) {
@@ -164,7 +173,7 @@ public abstract class AlgorithmContractTests {
 		long remaining = Long.MAX_VALUE;
 		for (LimitOracle oracle : oracles) {
 			oracle.admit(now, permits);
-			String broken = oracle.broken(now);
+			String broken = promised ? oracle.broken(now) : null;
 			if (broken != null) {
 				return broken;
 			}
@@ -411,6 +420,117 @@ public abstract class AlgorithmContractTests {
 		finally {
 			executor.shutdownNow();
 		}
+	}
+
+	/**
+	 * Reserve, then settle: random schedules where admitted calls are charged more (past
+	 * the threshold too) or less after they return, against the oracle. A charge breaks
+	 * the window's promise on purpose, so what is checked is the agreement: every
+	 * decision as the oracle, charges included, says, with the exact retry-after and
+	 * remaining.
+	 */
+	@ParameterizedTest
+	@EnumSource(value = Algorithm.class, mode = EnumSource.Mode.EXCLUDE, names = "SLIDING_LOG")
+	void randomChargedSchedulesAgreeWithTheOracle(Algorithm algorithm) {
+		long seed = Long.getLong(RateLimiterContractTests.SCHEDULES_PROPERTY + ".seed", System.nanoTime());
+		Random random = new Random(seed);
+		RateLimiter limiter = limiter(this.clock, false);
+		List<String> violations = new ArrayList<>();
+		for (int schedule = 0; schedule < schedules() / 2 && violations.isEmpty(); schedule++) {
+			List<Limit> limits = new ArrayList<>();
+			List<LimitOracle> oracles = new ArrayList<>();
+			for (int i = 0, count = 1 + random.nextInt(2); i < count; i++) {
+				Limit limit = Limit.of("l" + i, 1 + random.nextInt(20), Duration.ofMillis(1 + random.nextInt(2_000)))
+					.withAlgorithm(algorithm)
+					.withSlices(1 + random.nextInt(30));
+				if (limits.stream().noneMatch(limit::sameWindowAs)) {
+					limits.add(limit);
+					oracles.add(LimitOracle.of(limit));
+				}
+			}
+			long smallest = limits.stream().mapToLong(Limit::threshold).min().getAsLong();
+			String key = "charged-" + seed + "-" + schedule;
+			for (int call = 0; call < 40 && violations.isEmpty(); call++) {
+				this.clock.advance(Duration.ofNanos(random.nextInt(300_000) * 1_000L));
+				long permits = (random.nextInt(4) == 0) ? 1 + random.nextInt((int) smallest) : 1;
+				Decision decision = limiter.acquire(key, permits, limits);
+				String where = "seed " + seed + ", schedule " + schedule + " " + limits + ", call " + call + ", ";
+				String violation = check(decision, permits, oracles, false);
+				if (violation == null && decision.isAllowed() && random.nextBoolean()) {
+					this.clock.advance(Duration.ofNanos(random.nextInt(100_000) * 1_000L));
+					long more = -permits + random.nextInt((int) (permits + 2 * smallest + 1));
+					Decision charged = limiter.charge(decision, more);
+					long now = charged.decidedAtMicros();
+					long remaining = Long.MAX_VALUE;
+					for (LimitOracle oracle : oracles) {
+						oracle.charge(now, decision.decidedAtMicros(), more);
+						remaining = Math.min(remaining, Math.max(0, oracle.remaining(now)));
+					}
+					if (more != 0 && (!charged.isAllowed() || charged.remaining() != remaining)) {
+						violation = "charged " + more + " at " + now + ": remaining " + charged.remaining()
+								+ ", the model says " + remaining;
+					}
+				}
+				if (violation != null) {
+					violations.add(where + permits + " at " + decision.decidedAtMicros() + ": " + violation);
+				}
+			}
+		}
+		assertThat(violations).isEmpty();
+	}
+
+	@ParameterizedTest
+	@EnumSource(value = Algorithm.class, mode = EnumSource.Mode.EXCLUDE, names = "SLIDING_LOG")
+	void aChargePastTheThresholdRejectsUntilTheWindowHasRoomAndALowerOneGivesBack(Algorithm algorithm) {
+		RateLimiter limiter = limiter(this.clock, false);
+		Limit limit = Limit.of("tokens", 1_000, Duration.ofHours(1)).withAlgorithm(algorithm);
+		this.clock.set(java.time.Instant.parse("2026-11-24T10:00:00Z"));
+		Decision first = limiter.acquire("budget", limit);
+		Decision afterFirst = limiter.charge(first, 599);
+		assertThat(afterFirst.isAllowed()).isTrue();
+		assertThat(afterFirst.remaining()).isEqualTo(400);
+		Decision second = limiter.acquire("budget", limit);
+		assertThat(second.isAllowed()).as("400 left").isTrue();
+		Decision afterSecond = limiter.charge(second, 599);
+		assertThat(afterSecond.remaining()).as("past the budget").isZero();
+		assertThat(limiter.usage("budget", List.of(limit))).singleElement()
+			.satisfies((usage) -> assertThat(usage.used()).isEqualTo(1_200));
+		Decision rejected = limiter.acquire("budget", limit);
+		assertThat(rejected.isAllowed()).isFalse();
+		assertThat(rejected.retryAfter()).isPositive();
+		this.clock.advance(rejected.retryAfter());
+		assertThat(limiter.acquire("budget", limit).isAllowed()).as("after the retry-after").isTrue();
+		Decision small = limiter.acquire("small", 5, List.of(limit));
+		assertThat(limiter.charge(small, -3).remaining()).as("less is given back").isEqualTo(998);
+		assertThat(limiter.charge(small, -50).remaining()).as("never more than the reservation").isEqualTo(1_000);
+		assertThat(limiter.charge(limiter.acquire("small", 1_000, List.of(limit)), 0).remaining()).isZero();
+	}
+
+	@Test
+	void aChargeUnderTheSlidingLogIsRefusedAndARejectionIsNotCharged() {
+		RateLimiter limiter = limiter(this.clock, false);
+		Limit log = Limit.of("log", 2, Duration.ofMinutes(1));
+		Decision admitted = limiter.acquire("log", log);
+		assertThatIllegalArgumentException().isThrownBy(() -> limiter.charge(admitted, 10))
+			.withMessageContaining("sliding log");
+		Limit buckets = log.withAlgorithm(Algorithm.SLIDING_BUCKETS);
+		limiter.acquire("full", 2, List.of(buckets));
+		Decision rejected = limiter.acquire("full", buckets);
+		assertThat(limiter.charge(rejected, 10)).isSameAs(rejected);
+		assertThat(limiter.usage("full", List.of(buckets)).get(0).used()).isEqualTo(2);
+	}
+
+	@Test
+	void aChargeOfSeveralLimitsCountsUnderAllOfThemAndTheAsyncFormAgrees() throws Exception {
+		RateLimiter limiter = limiter(this.clock, false);
+		Limit minute = Limit.of("minute", 100, Duration.ofMinutes(1)).withAlgorithm(Algorithm.TOKEN_BUCKET);
+		Limit day = Limit.of("day", 1_000, Duration.ofSeconds(1))
+			.withCalendar(java.time.temporal.ChronoUnit.DAYS, java.time.ZoneId.of("Europe/Berlin"));
+		Decision decision = limiter.acquire("both", 1, List.of(minute, day));
+		Decision charged = limiter.chargeAsync(decision, 149).get(5, TimeUnit.SECONDS);
+		assertThat(charged.remaining()).isZero();
+		assertThat(charged.limit()).isEqualTo(minute);
+		assertThat(limiter.usage("both", List.of(minute, day))).extracting(Usage::used).containsExactly(150L, 150L);
 	}
 
 	/**

@@ -57,6 +57,38 @@ public abstract class LimitOracle {
 	}
 
 	/**
+	 * Record what an admitted call made at {@code at} turned out to cost beyond what it
+	 * took, at {@code now}: counted past the threshold if need be; a negative number
+	 * gives back up to what still counts of the call's time (its slice, its window).
+	 */
+	public void charge(long now, long at, long permits) {
+		if (permits > 0) {
+			this.admitted.add(new long[] { now, permits });
+			return;
+		}
+		long back = -permits;
+		for (long[] entry : this.admitted) {
+			if (back > 0 && sameUnit(entry[0], at) && stillCounts(now, at)) {
+				long taken = Math.min(entry[1], back);
+				entry[1] -= taken;
+				back -= taken;
+			}
+		}
+	}
+
+	/**
+	 * Whether two times fall in the unit a refund gives back from (a slice, a window).
+	 */
+	protected boolean sameUnit(long first, long second) {
+		throw new UnsupportedOperationException(getClass().getSimpleName() + " takes no charges");
+	}
+
+	/** Whether what was taken at {@code at} still counts at {@code now}. */
+	protected boolean stillCounts(long now, long at) {
+		return true;
+	}
+
+	/**
 	 * Return how the algorithm's promise is broken by what was admitted up to
 	 * {@code now}, or {@code null} when it holds.
 	 */
@@ -125,6 +157,16 @@ public abstract class LimitOracle {
 				slices++;
 			}
 			this.covered = slices;
+		}
+
+		@Override
+		protected boolean sameUnit(long first, long second) {
+			return Math.floorDiv(first, this.slice) == Math.floorDiv(second, this.slice);
+		}
+
+		@Override
+		protected boolean stillCounts(long now, long at) {
+			return Math.floorDiv(at, this.slice) >= Math.floorDiv(now, this.slice) - this.covered;
 		}
 
 		private long counted(long now) {
@@ -219,6 +261,12 @@ public abstract class LimitOracle {
 		}
 
 		@Override
+		public void charge(long now, long at, long permits) {
+			this.level = Math.max(0, levelAt(now) + permits * this.interval);
+			this.lastUpdate = now;
+		}
+
+		@Override
 		public String broken(long now) {
 			// at most N + N·t/W in any interval [from, now] of length t
 			for (long[] entry : this.admitted) {
@@ -269,6 +317,16 @@ public abstract class LimitOracle {
 				case MONTHS -> java.time.YearMonth.from(local);
 				default -> throw new IllegalStateException(this.limit.toString());
 			};
+		}
+
+		@Override
+		protected boolean sameUnit(long first, long second) {
+			return window(first).equals(window(second));
+		}
+
+		@Override
+		protected boolean stillCounts(long now, long at) {
+			return window(now).equals(window(at));
 		}
 
 		private long counted(long now) {

@@ -129,6 +129,20 @@ public final class RejectionCachingRateLimiter extends AbstractRateLimiter {
 		return this.delegate.release(decision);
 	}
 
+	/**
+	 * Charge a decision in the store. Calls after a charge past the threshold ask the
+	 * store, which rejects them, and are remembered from then.
+	 */
+	@Override
+	public Decision charge(Decision decision, long permits) {
+		return this.delegate.charge(decision, permits);
+	}
+
+	@Override
+	public CompletableFuture<Decision> chargeAsync(Decision decision, long permits) {
+		return this.delegate.chargeAsync(decision, permits);
+	}
+
 	@Override
 	protected List<Usage> doUsage(String key, List<Limit> limits) {
 		return this.delegate.usage(key, limits);

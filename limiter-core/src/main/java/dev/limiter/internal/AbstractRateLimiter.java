@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
+import dev.limiter.Algorithm;
 import dev.limiter.Decision;
 import dev.limiter.Limit;
 import dev.limiter.RateLimiter;
@@ -64,6 +65,86 @@ public abstract class AbstractRateLimiter implements RateLimiter {
 		}
 		doRelease(grant);
 		return true;
+	}
+
+	/**
+	 * Check a charge once and pass it to {@link #doCharge}; decorators override it to
+	 * pass the decision to the limiter that granted it.
+	 */
+	@Override
+	public Decision charge(Decision decision, long permits) {
+		Decision.Grant grant = chargeable(decision, permits);
+		return (grant != null) ? doCharge(decision, grant, clamped(grant, permits)) : decision;
+	}
+
+	/**
+	 * Check a charge once and pass it to {@link #doChargeAsync}.
+	 */
+	@Override
+	public CompletableFuture<Decision> chargeAsync(Decision decision, long permits) {
+		Decision.Grant grant = chargeable(decision, permits);
+		if (grant == null) {
+			return CompletableFuture.completedFuture(decision);
+		}
+		try {
+			return doChargeAsync(decision, grant, clamped(grant, permits));
+		}
+		catch (RuntimeException ex) {
+			return CompletableFuture.failedFuture(ex);
+		}
+	}
+
+	/**
+	 * Return the grant to charge, or {@code null} when there is nothing to charge.
+	 * @param decision the decision
+	 * @param permits the permits
+	 * @return the grant, or {@code null}
+	 * @throws IllegalArgumentException if the decision is {@code null} or a limit is a
+	 * sliding log
+	 */
+	protected static Decision.Grant chargeable(Decision decision, long permits) {
+		if (decision == null) {
+			throw new IllegalArgumentException("decision must not be null");
+		}
+		Decision.Grant grant = decision.grant();
+		if (grant == null || !decision.isAllowed() || permits == 0) {
+			return null;
+		}
+		for (Limit limit : grant.limits()) {
+			if (limit.algorithm() == Algorithm.SLIDING_LOG) {
+				throw new IllegalArgumentException("A charge is not supported under the sliding log, which keeps one "
+						+ "entry per permit: count " + limit + " with sliding buckets, a token bucket or a calendar");
+			}
+		}
+		return grant;
+	}
+
+	// Less than the reservation gives back at most the reservation.
+	private static long clamped(Decision.Grant grant, long permits) {
+		return Math.max(permits, -grant.permits());
+	}
+
+	/**
+	 * Record a checked charge of a grant this limiter made. The default records nothing.
+	 * @param decision the decision charged
+	 * @param grant its grant
+	 * @param permits the permits to add, or to give back when negative, never 0
+	 * @return the decision after the charge
+	 */
+	protected Decision doCharge(Decision decision, Decision.Grant grant, long permits) {
+		return decision;
+	}
+
+	/**
+	 * Record a checked charge without blocking; the default charges on the calling
+	 * thread.
+	 * @param decision the decision charged
+	 * @param grant its grant
+	 * @param permits the permits to add, or to give back when negative, never 0
+	 * @return the decision after the charge, to come
+	 */
+	protected CompletableFuture<Decision> doChargeAsync(Decision decision, Decision.Grant grant, long permits) {
+		return CompletableFuture.completedFuture(doCharge(decision, grant, permits));
 	}
 
 	/**

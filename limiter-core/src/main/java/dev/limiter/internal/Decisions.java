@@ -23,6 +23,8 @@ public final class Decisions {
 
 	private static final MethodHandle CLAIM;
 
+	private static final MethodHandle KEEPING;
+
 	static {
 		try {
 			MethodHandles.Lookup decision = MethodHandles.privateLookupIn(Decision.class, MethodHandles.lookup());
@@ -30,6 +32,8 @@ public final class Decisions {
 					MethodType.methodType(Decision.class, String.class, long.class, List.class, String.class));
 			DECIDED_BY = decision.findVirtual(Decision.class, "decidedBy",
 					MethodType.methodType(Decision.class, FailurePolicy.class));
+			KEEPING = decision.findVirtual(Decision.class, "keeping",
+					MethodType.methodType(Decision.class, Decision.Grant.class));
 			MethodHandles.Lookup grant = MethodHandles.privateLookupIn(Decision.Grant.class, MethodHandles.lookup());
 			CLAIM = grant.findVirtual(Decision.Grant.class, "claim", MethodType.methodType(boolean.class));
 		}
@@ -58,6 +62,23 @@ public final class Decisions {
 		}
 		try {
 			return (Decision) GRANTING.invokeExact(decision, key, permits, limits, member);
+		}
+		catch (Throwable ex) {
+			throw rethrown(ex);
+		}
+	}
+
+	/**
+	 * Return a copy of a store's answer to a charge that keeps the grant of the call it
+	 * settles, and the failure policy of the decision it charged.
+	 * @param charged the store's answer
+	 * @param decision the decision charged
+	 * @return the decision after the charge
+	 */
+	public static Decision charged(Decision charged, Decision decision) {
+		try {
+			Decision kept = (Decision) KEEPING.invokeExact(charged, decision.grant());
+			return (decision.policy() != null) ? decidedBy(kept, decision.policy()) : kept;
 		}
 		catch (Throwable ex) {
 			throw rethrown(ex);

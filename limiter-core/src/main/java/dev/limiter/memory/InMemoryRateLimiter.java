@@ -118,6 +118,13 @@ public final class InMemoryRateLimiter extends AbstractRateLimiter {
 	}
 
 	@Override
+	protected Decision doCharge(Decision decision, Decision.Grant grant, long permits) {
+		long now = epochMicros(this.clock);
+		Decision charged = this.keys.with(grant.key(), (entry) -> entry.charge(now, grant, permits));
+		return Decisions.charged(charged, decision);
+	}
+
+	@Override
 	protected void doRelease(Decision.Grant grant) {
 		long now = epochMicros(this.clock);
 		this.keys.with(grant.key(), (entry) -> {
@@ -252,6 +259,32 @@ public final class InMemoryRateLimiter extends AbstractRateLimiter {
 						ofMicros(windows[i].resetAfter(now)), windows[i].currentSlice(now)));
 			}
 			return usage;
+		}
+
+		Decision charge(long clockNow, Decision.Grant grant, long permits) {
+			long now = at(clockNow);
+			List<Limit> limits = grant.limits();
+			Window[] windows = load(now, limits);
+			for (Window window : windows) {
+				if (permits > 0) {
+					window.charge(now, permits);
+				}
+				else {
+					window.release(now, grant.atMicros(), -permits);
+				}
+				this.expiresAt = Math.max(this.expiresAt, window.expiresAt());
+			}
+			int decider = 0;
+			long remaining = Long.MAX_VALUE;
+			for (int i = 0; i < windows.length; i++) {
+				long left = limits.get(i).threshold() - windows[i].used();
+				if (left < remaining) {
+					remaining = left;
+					decider = i;
+				}
+			}
+			return Decision.allowed(limits.get(decider), Math.max(0, remaining),
+					ofMicros(windows[decider].resetAfter(now)), now);
 		}
 
 		void release(long clockNow, Decision.Grant grant) {

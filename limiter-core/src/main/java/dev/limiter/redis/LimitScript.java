@@ -40,6 +40,8 @@ final class LimitScript {
 
 	private static final byte[] FORGET = ascii("x");
 
+	private static final byte[] CHARGE = ascii("c");
+
 	private static final byte[] SERVER_TIME = ascii(-1);
 
 	private static final byte[] ZERO = ascii(0);
@@ -117,6 +119,11 @@ final class LimitScript {
 	/** Return the arguments that give back a grant. */
 	static byte[][] releaseArgs(long nowMicros, Decision.Grant grant) {
 		return args(RELEASE, grant.permits(), nowMicros, false, grant.member(), grant.atMicros(), grant.limits());
+	}
+
+	/** Return the arguments that charge a grant's limits more, or less when negative. */
+	static byte[][] chargeArgs(long nowMicros, Decision.Grant grant, long permits) {
+		return args(CHARGE, permits, nowMicros, false, grant.member(), grant.atMicros(), grant.limits());
 	}
 
 	private static byte[][] args(byte[] mode, long permits, long nowMicros, boolean countRejected, String member,

@@ -146,6 +146,23 @@ public final class RedisRateLimiter extends AbstractRateLimiter implements AutoC
 	}
 
 	@Override
+	protected Decision doCharge(Decision decision, Decision.Grant grant, long permits) {
+		List<Long> reply = this.executor.execute(LimitScript.script(grant.limits()),
+				LimitScript.keys(this.keyPrefix, grant.key(), grant.limits()),
+				LimitScript.chargeArgs(now(), grant, permits));
+		return Decisions.charged(LimitScript.read(reply, grant.limits()), decision);
+	}
+
+	@Override
+	protected CompletableFuture<Decision> doChargeAsync(Decision decision, Decision.Grant grant, long permits) {
+		return this.executor
+			.executeAsync(LimitScript.script(grant.limits()),
+					LimitScript.keys(this.keyPrefix, grant.key(), grant.limits()),
+					LimitScript.chargeArgs(now(), grant, permits))
+			.thenApply((reply) -> Decisions.charged(LimitScript.read(reply, grant.limits()), decision));
+	}
+
+	@Override
 	protected void doRelease(Decision.Grant grant) {
 		this.executor.execute(LimitScript.script(grant.limits()),
 				LimitScript.keys(this.keyPrefix, grant.key(), grant.limits()), LimitScript.releaseArgs(now(), grant));

@@ -14,9 +14,10 @@ import java.util.Map;
  * A fragment opens with comments, then sections, each opened by a line
  * {@code --@<section>}: {@code functions} (optional helpers), {@code load},
  * {@code record}, {@code wait} (sets {@code wait}), {@code reset} (sets {@code reset}),
- * {@code slice} (optional, sets {@code slice}) and {@code release}. A section reads
- * {@code limit}, {@code now} and, where it needs them, {@code permits}, {@code token} and
- * {@code at}, and never returns.
+ * {@code slice} (optional, sets {@code slice}), {@code release} and {@code charge}
+ * (optional: a cost known after the call, counted past the threshold if need be; only the
+ * composed script calls it). A section reads {@code limit}, {@code now} and, where it
+ * needs them, {@code permits}, {@code token} and {@code at}, and never returns.
  * <ul>
  * <li>{@code limits.lua}, the driver for any call, gets each used algorithm's sections as
  * the functions of its {@code algorithms} table where {@code --@algorithms} stands.</li>
@@ -36,11 +37,12 @@ final class ScriptSources {
 	private static final Map<String, String[]> FUNCTIONS = Map.of("load", new String[] { "limit, now", null }, "record",
 			new String[] { "limit, now, permits, token", null }, "wait", new String[] { "limit, now, permits", "wait" },
 			"reset", new String[] { "limit, now", "reset" }, "slice", new String[] { "limit", "slice" }, "release",
-			new String[] { "limit, now, permits, token, at", null });
+			new String[] { "limit, now, permits, token, at", null }, "charge",
+			new String[] { "limit, now, permits", null });
 
 	private static final List<String> REQUIRED = List.of("load", "record", "wait", "reset", "release");
 
-	private static final List<String> ORDER = List.of("load", "record", "wait", "reset", "slice", "release");
+	private static final List<String> ORDER = List.of("load", "record", "wait", "reset", "slice", "release", "charge");
 
 	private ScriptSources() {
 	}

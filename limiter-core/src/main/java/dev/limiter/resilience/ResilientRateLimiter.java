@@ -224,6 +224,54 @@ public final class ResilientRateLimiter extends AbstractRateLimiter {
 		}
 	}
 
+	/**
+	 * Charge a decision where it was taken: in the store, or in memory for a decision of
+	 * the {@link FailurePolicy#LOCAL} policy. A store that cannot take the charge loses
+	 * it (the reservation stands), as a refund is lost: a charge never fails the call
+	 * that it settles.
+	 */
+	@Override
+	public Decision charge(Decision decision, long permits) {
+		chargeable(decision, permits);
+		if (decision.isDegraded()) {
+			return (decision.policy() == FailurePolicy.LOCAL) ? this.local.charge(decision, permits) : decision;
+		}
+		if (!this.breaker.tryAcquire()) {
+			return decision;
+		}
+		try {
+			Decision charged = this.store.charge(decision, permits);
+			this.breaker.onSuccess();
+			return charged;
+		}
+		catch (IllegalArgumentException ex) {
+			throw ex;
+		}
+		catch (RuntimeException ex) {
+			this.breaker.onFailure(ex);
+			return decision;
+		}
+	}
+
+	@Override
+	public CompletableFuture<Decision> chargeAsync(Decision decision, long permits) {
+		chargeable(decision, permits);
+		if (decision.isDegraded()) {
+			return CompletableFuture.completedFuture(charge(decision, permits));
+		}
+		if (!this.breaker.tryAcquire()) {
+			return CompletableFuture.completedFuture(decision);
+		}
+		return this.store.chargeAsync(decision, permits).handle((charged, failure) -> {
+			if (failure == null) {
+				this.breaker.onSuccess();
+				return charged;
+			}
+			this.breaker.onFailure(failure);
+			return decision;
+		});
+	}
+
 	@Override
 	protected List<Usage> doUsage(String key, List<Limit> limits) {
 		return this.store.usage(key, limits);

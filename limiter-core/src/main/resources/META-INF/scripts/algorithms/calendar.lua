@@ -44,6 +44,10 @@ reset = 0
 if limit.used > 0 then
   reset = math.max(limit.stop - now, 1)
 end
+--@charge
+-- a cost known after the call: counted in this window, past n if need be
+limit.used = limit.used + permits
+calendar_store(limit, now)
 --@release
 if at >= limit.start and at < limit.stop then
   limit.used = math.max(0, limit.used - permits)

@@ -71,11 +71,17 @@ for index = limit.current, limit.current - limit.m, -1 do
 end
 --@slice
 slice = slice_count(limit, limit.current)
+--@charge
+-- a cost known after the call: counted in the current slice, past n if need be
+limit.counts[limit.current] = redis.call('HINCRBY', limit.key, limit.current, permits)
+limit.used = limit.used + permits
+redis.call('PEXPIRE', limit.key, ttl_ms(slice_leaves(limit, limit.current) - now))
 --@release
 local index = math.floor(at / limit.unit)
 if index >= limit.current - limit.m and index <= limit.current then
   local taken = math.min(slice_count(limit, index), permits)
   if taken > 0 then
-    redis.call('HINCRBY', limit.key, index, -taken)
+    limit.counts[index] = redis.call('HINCRBY', limit.key, index, -taken)
+    limit.used = limit.used - taken
   end
 end

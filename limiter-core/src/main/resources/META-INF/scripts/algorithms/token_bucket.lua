@@ -41,6 +41,10 @@ token_bucket_store(limit, now)
 wait = limit.arrival + (permits - limit.n) * limit.unit - now
 --@reset
 reset = limit.arrival - now
+--@charge
+-- a cost known after the call: the arrival moves on past a full bucket if need be
+limit.arrival = limit.arrival + permits * limit.unit
+token_bucket_store(limit, now)
 --@release
 limit.arrival = math.max(now, limit.arrival - permits * limit.unit)
 token_bucket_store(limit, now)

@@ -53,6 +53,22 @@ class ResilientRateLimiterTests {
 	private final Limit limit = Limit.of(2, Duration.ofSeconds(10));
 
 	@Test
+	void aDecisionOfTheLocalPolicyIsChargedInMemoryAndOneOfFailOpenIsNot() {
+		this.storeDown = true;
+		ResilientRateLimiter limiter = limiter(FailurePolicy.LOCAL);
+		Limit buckets = Limit.of(10, Duration.ofMinutes(1)).withAlgorithm(dev.limiter.Algorithm.SLIDING_BUCKETS);
+		Decision local = limiter.acquire("k", buckets);
+		assertThat(local.policy()).isEqualTo(FailurePolicy.LOCAL);
+		Decision charged = limiter.charge(local, 14);
+		assertThat(charged.policy()).as("still the policy's").isEqualTo(FailurePolicy.LOCAL);
+		assertThat(charged.remaining()).isZero();
+		assertThat(limiter.acquire("k", buckets).isAllowed()).as("15 counted in memory").isFalse();
+		assertThat(limiter.release(local)).as("a degraded decision is not refunded").isFalse();
+		Decision open = limiter(FailurePolicy.FAIL_OPEN).acquire("other", buckets);
+		assertThat(limiter.charge(open, 14)).isSameAs(open);
+	}
+
+	@Test
 	void aKnownRejectionPassesOnlyWhileTheBreakerIsClosed() {
 		Decision remembered = Decision.rejected(this.limit, 0, Duration.ofSeconds(3), Duration.ofSeconds(3), 0);
 		AbstractRateLimiter remembering = new AbstractRateLimiter() {

@@ -43,13 +43,7 @@ final class BucketWindow extends Window {
 
 	@Override
 	public void record(long now, long permits) {
-		int position = position(this.current);
-		if (this.indexes[position] != this.current) {
-			this.indexes[position] = this.current;
-			this.counts[position] = 0;
-		}
-		this.counts[position] += permits;
-		this.used += permits;
+		charge(now, permits);
 		// only rejected calls that count get past the threshold: keep the newest permits
 		long over = this.used - this.threshold;
 		for (long index = this.current - this.covering; over > 0 && index <= this.current; index++) {
@@ -60,6 +54,17 @@ final class BucketWindow extends Window {
 				this.used -= taken;
 			}
 		}
+	}
+
+	@Override
+	public void charge(long now, long permits) {
+		int position = position(this.current);
+		if (this.indexes[position] != this.current) {
+			this.indexes[position] = this.current;
+			this.counts[position] = 0;
+		}
+		this.counts[position] += permits;
+		this.used += permits;
 	}
 
 	@Override

@@ -38,6 +38,11 @@ final class CalendarWindow extends Window {
 	}
 
 	@Override
+	public void charge(long now, long permits) {
+		this.used += permits;
+	}
+
+	@Override
 	public long waitFor(long now, long permits) {
 		return this.end - now;
 	}

@@ -45,6 +45,12 @@ final class TokenBucketWindow extends Window {
 	}
 
 	@Override
+	public void charge(long now, long permits) {
+		this.arrival += permits * this.refill;
+		this.used = ceilDiv(this.arrival - now, this.refill);
+	}
+
+	@Override
 	public long waitFor(long now, long permits) {
 		return this.arrival + (permits - this.threshold) * this.refill - now;
 	}

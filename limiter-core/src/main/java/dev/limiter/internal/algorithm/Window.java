@@ -64,6 +64,15 @@ public abstract class Window {
 	/** Return the time from {@code now} until the window counts nothing. */
 	public abstract long resetAfter(long now);
 
+	/**
+	 * Record permits a call turned out to cost beyond what it took, at {@code now}, past
+	 * the threshold if need be: later calls wait until the window has room again.
+	 * @throws UnsupportedOperationException if the algorithm cannot take charges
+	 */
+	public void charge(long now, long permits) {
+		throw new UnsupportedOperationException("A charge is not supported under " + getClass().getSimpleName());
+	}
+
 	/** Give back permits taken at {@code at}, if they still count. */
 	public abstract void release(long now, long at, long permits);
 
