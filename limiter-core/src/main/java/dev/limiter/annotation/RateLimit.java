@@ -72,6 +72,20 @@ public @interface RateLimit {
 	long permits() default 1;
 
 	/**
+	 * A SpEL expression, evaluated after the method returns, that gives the call's real
+	 * cost in permits, with the method's result as {@code #result} and its parameters as
+	 * for {@link #key()}, such as {@code #result.usage.totalTokens}. The call is admitted
+	 * when {@link #permits()} (the estimate) fit, and the difference is recorded when it
+	 * returns: more even past the threshold (later calls wait until the window has room),
+	 * less given back. For a {@code Mono} it reads the emitted value; for a {@code Flux}
+	 * it is summed over the elements (a {@code null} counts nothing), settled when the
+	 * stream ends. An expression that fails or gives a negative number is logged and the
+	 * reservation stands. Not with the sliding log. Empty when a call costs its permits.
+	 * @return the charge expression, or empty
+	 */
+	String charge() default "";
+
+	/**
 	 * The detail of the response when this limit rejects a call: a message, or a
 	 * {@code {code}} looked up in the application's {@code MessageSource}; empty for the
 	 * standard message.

@@ -386,6 +386,9 @@ public class RateLimitsEndpoint {
 		described.put("method", operation.getDescription());
 		described.put("key", operation.getKeySource().isEmpty() ? "default" : operation.getKeySource());
 		described.put("permits", operation.getPermits());
+		if (operation.getChargeSource() != null) {
+			described.put("charge", operation.getChargeSource());
+		}
 		List<Object> limitList = new ArrayList<>();
 		for (Limit limit : operation.getLimits()) {
 			limitList.add(describe(operation, limit));

@@ -47,4 +47,15 @@ public interface RateLimitDecisionListener {
 	default void onShadowDecision(RateLimitOperation operation, Decision decision) {
 	}
 
+	/**
+	 * Called with the decision after a call's real cost was settled
+	 * ({@code @RateLimit(charge = ...)}): its remaining permits and reset after the
+	 * charge. The default ignores it; the web layer rewrites the quota headers of a
+	 * response that is not committed yet.
+	 * @param invocation the call that was charged
+	 * @param decision the decision after the charge
+	 */
+	default void onCharge(RateLimitInvocation invocation, Decision decision) {
+	}
+
 }

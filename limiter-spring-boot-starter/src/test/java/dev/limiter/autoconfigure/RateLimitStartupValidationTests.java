@@ -69,6 +69,16 @@ class RateLimitStartupValidationTests {
 				Arguments.of(TooManySlices.class, "slices must be between 1 and 3600, was 3601", "Set slices"),
 				Arguments.of(SlicesOnATokenBucket.class, "slices = 10 is given to a token-bucket limit",
 						"Slices cut a sliding-buckets window"),
+				Arguments.of(ChargeOnASlidingLog.class, "charge '#result' is given to the sliding-log limit",
+						"Count a charged limit with algorithm = Algorithm.SLIDING_BUCKETS"),
+				Arguments.of(TwoCharges.class, "give different charges ['#result', '#result * 2']",
+						"Give every @RateLimit that applies to the method the same charge"),
+				Arguments.of(ChargeOnAMissingParameter.class, "charge '#tokens' refers to #tokens",
+						"Refer to a parameter by its name"),
+				Arguments.of(NotACalendar.class, "calendar 'fortnight' is not a calendar",
+						"Set calendar (or limiter.limits.<name>.calendar) to minute, hour, day, week or month."),
+				Arguments.of(NotAZone.class, "zone 'Mars/Olympus' is not a time zone",
+						"Set zone (or limiter.limits.<name>.zone) to an IANA zone id"),
 				Arguments.of(ConditionOnAMissingParameter.class, "condition '#tier == 1' refers to #tier",
 						"Refer to a parameter by its name"),
 				Arguments.of(MaxWaitNotADuration.class, "maxWait 'soon' is not a duration between 0 and 60s",
@@ -498,6 +508,55 @@ class RateLimitStartupValidationTests {
 	static class TwoFailurePolicies {
 
 		@RateLimit(threshold = 1, failurePolicy = { FailurePolicy.FAIL_OPEN, FailurePolicy.FAIL_CLOSED })
+		public void call() {
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class ChargeOnASlidingLog {
+
+		@RateLimit(threshold = 1, algorithm = Algorithm.SLIDING_LOG, charge = "#result")
+		public long call() {
+			return 1;
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class TwoCharges {
+
+		@RateLimit(threshold = 1, algorithm = Algorithm.TOKEN_BUCKET, charge = "#result")
+		@RateLimit(threshold = 5, period = 3600, algorithm = Algorithm.TOKEN_BUCKET, charge = "#result * 2")
+		public long call() {
+			return 1;
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class ChargeOnAMissingParameter {
+
+		@RateLimit(threshold = 1, algorithm = Algorithm.TOKEN_BUCKET, charge = "#tokens")
+		public long call() {
+			return 1;
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class NotACalendar {
+
+		@RateLimit(threshold = 1, calendar = "fortnight")
+		public void call() {
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class NotAZone {
+
+		@RateLimit(threshold = 1, calendar = "day", zone = "Mars/Olympus")
 		public void call() {
 		}
 

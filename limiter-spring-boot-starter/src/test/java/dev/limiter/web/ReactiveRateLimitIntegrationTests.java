@@ -193,6 +193,58 @@ class ReactiveRateLimitIntegrationTests {
 	}
 
 	@Test
+	void aMonoIsChargedWhatItsValueSaysPastTheBudgetAndItsHeadersSayWhatIsLeft() {
+		client.get()
+			.uri("/chat?user=ann&tokens=600")
+			.exchange()
+			.expectStatus()
+			.isOk()
+			.expectHeader()
+			.valueEquals("X-RateLimit-Remaining", "400");
+		client.get()
+			.uri("/chat?user=ann&tokens=600")
+			.exchange()
+			.expectStatus()
+			.isOk()
+			.expectHeader()
+			.valueEquals("X-RateLimit-Remaining", "0");
+		assertThat(usage("chat", "ann")).isEqualTo(1_200);
+		client.get().uri("/chat?user=ann&tokens=1").exchange().expectStatus().isEqualTo(429);
+		client.get().uri("/chat?user=bob&tokens=1").exchange().expectStatus().isOk();
+		assertThat(usage("chat", "bob")).as("less than the reservation gives back").isEqualTo(1);
+	}
+
+	@Test
+	void aStreamIsChargedTheSumOverItsElementsWhenItEndsWithoutBlocking() {
+		client.get()
+			.uri("/chat-stream?user=cy")
+			.exchange()
+			.expectStatus()
+			.isOk()
+			.expectBody(String.class)
+			.value((body) -> assertThat(body).contains("Hello").contains("700"));
+		assertThat(usage("chatStream", "cy")).as("usage sent with the last element").isEqualTo(700);
+		// the status comes with the first element; the charge is recorded before the end
+		client.get()
+			.uri("/chat-stream?user=cy")
+			.exchange()
+			.expectStatus()
+			.isOk()
+			.expectBody(String.class)
+			.value((body) -> assertThat(body).endsWith("]"));
+		assertThat(usage("chatStream", "cy")).as("past the budget").isEqualTo(1_400);
+		client.get().uri("/chat-stream?user=cy").exchange().expectStatus().isEqualTo(429);
+	}
+
+	@Test
+	void aChargeThatFailsLeavesTheReservation() {
+		for (int i = 0; i < 2; i++) {
+			client.get().uri("/chat-broken").exchange().expectStatus().isOk();
+		}
+		assertThat(usage("chatBroken", "ip:127.0.0.1")).isEqualTo(2);
+	}
+
+	@Test
 	void aRefundOnExceptionGivesThePermitBackOfAFlux() {
 		for (int i = 0; i < 3; i++) {
 			client.get().uri("/refunded-flux").exchange().expectStatus().isBadRequest();
@@ -283,6 +335,27 @@ class ReactiveRateLimitIntegrationTests {
 			return Flux.just(user);
 		}
 
+		@RateLimit(name = "chat", threshold = 1_000, calendar = "day", key = "#user", charge = "#result.tokens")
+		@GetMapping("/chat")
+		public Mono<Reply> chat(@RequestParam String user, @RequestParam long tokens) {
+			return Mono.just(new Reply("Hello", tokens));
+		}
+
+		// a model's stream: the usage comes with the last chunk only
+		@RateLimit(name = "chat-stream", threshold = 1_000, calendar = "day", key = "#user", charge = "#result.tokens",
+				algorithm = dev.limiter.Algorithm.CALENDAR)
+		@GetMapping("/chat-stream")
+		public Flux<Reply> chatStream(@RequestParam String user) {
+			return Flux.just(new Reply("Hello", null), new Reply(" world", null), new Reply("", 700L));
+		}
+
+		@RateLimit(threshold = 10, period = 30, algorithm = dev.limiter.Algorithm.TOKEN_BUCKET,
+				charge = "#result.missing")
+		@GetMapping("/chat-broken")
+		public Mono<Reply> chatBroken() {
+			return Mono.just(new Reply("Hello", 5L));
+		}
+
 		@RateLimit(threshold = 1, period = 30, shadow = true)
 		@GetMapping("/shadow")
 		public Mono<String> shadow() {
@@ -315,6 +388,15 @@ class ReactiveRateLimitIntegrationTests {
 	@ResponseStatus(HttpStatus.BAD_REQUEST)
 	static class BadInput extends RuntimeException {
 
+	}
+
+	/**
+	 * A model's answer, or one chunk of it.
+	 *
+	 * @param text the text
+	 * @param tokens the tokens used, on the last chunk of a stream only
+	 */
+	record Reply(String text, Long tokens) {
 	}
 
 }

@@ -96,6 +96,36 @@ class SampleController {
 	}
 
 	/**
+	 * A model call with a token budget: 1,000 tokens per user per day in Berlin. A call
+	 * is admitted while the budget has a token left, and is charged the tokens its answer
+	 * used once it returns, past the budget if need be. The simulated model uses all of
+	 * {@code maxTokens}.
+	 */
+	@RateLimit(name = "chat-tokens", threshold = 1_000, calendar = "day", zone = "Europe/Berlin", key = "#user",
+			charge = "#result.usage.totalTokens")
+	@GetMapping("/chat")
+	ChatReply chat(@RequestParam String user, @RequestParam(defaultValue = "100") int maxTokens) {
+		return new ChatReply("Here is what I know.", new TokenUsage(maxTokens));
+	}
+
+	/**
+	 * A model's answer.
+	 *
+	 * @param answer the text
+	 * @param usage the tokens it used
+	 */
+	record ChatReply(String answer, TokenUsage usage) {
+	}
+
+	/**
+	 * The tokens a model call used.
+	 *
+	 * @param totalTokens prompt and answer together
+	 */
+	record TokenUsage(long totalTokens) {
+	}
+
+	/**
 	 * A SpEL key from a request parameter: each symbol at most 5 times in 10 seconds,
 	 * whoever asks.
 	 */

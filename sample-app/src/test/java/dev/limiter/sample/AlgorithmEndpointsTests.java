@@ -59,6 +59,24 @@ class AlgorithmEndpointsTests {
 	}
 
 	@Test
+	void theChatIsChargedTheTokensItUsedAndTheBudgetComesBackAtMidnightInBerlin() throws Exception {
+		this.mvc.perform(get("/chat?user=ann&maxTokens=600"))
+			.andExpect(status().isOk())
+			.andExpect(header().string("X-RateLimit-Remaining", "400"));
+		this.mvc.perform(get("/chat?user=ann&maxTokens=600"))
+			.andExpect(status().isOk())
+			.andExpect(header().string("X-RateLimit-Remaining", "0"));
+		java.time.ZonedDateTime now = this.limiter.now().atZone(java.time.ZoneId.of("Europe/Berlin"));
+		Duration toMidnight = Duration.between(now, now.toLocalDate().plusDays(1).atStartOfDay(now.getZone()));
+		long seconds = toMidnight.getSeconds() + ((toMidnight.getNano() > 0) ? 1 : 0);
+		this.mvc.perform(get("/chat?user=ann&maxTokens=10"))
+			.andExpect(status().isTooManyRequests())
+			.andExpect(header().string("Retry-After", Long.toString(seconds)));
+		this.limiter.advance(toMidnight);
+		this.mvc.perform(get("/chat?user=ann&maxTokens=10")).andExpect(status().isOk());
+	}
+
+	@Test
 	void theCatalogueAdmitsAThousandAMinuteOnSlidingBuckets() throws Exception {
 		for (int i = 0; i < 1_000; i++) {
 			this.mvc.perform(get("/catalogue")).andExpect(status().isOk());

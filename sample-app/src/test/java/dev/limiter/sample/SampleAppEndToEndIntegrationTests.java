@@ -2,6 +2,7 @@ package dev.limiter.sample;
 
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.Base64;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -41,6 +42,30 @@ class SampleAppEndToEndIntegrationTests {
 		if (redis != null) {
 			redis.close();
 		}
+	}
+
+	/**
+	 * The guide's token budget: a call is charged what its answer used, past the budget
+	 * if need be, and the next is told to come back at the next midnight in Berlin.
+	 */
+	@Test
+	void aTokenBudgetIsChargedAfterEachCallAndRefusesUntilMidnightInItsZone() throws Exception {
+		HttpResponse<String> first = instances.get(0, "/chat?user=ann&maxTokens=600", null);
+		assertThat(first.statusCode()).isEqualTo(200);
+		assertThat(first.headers().firstValue("X-RateLimit-Remaining")).as("charged 600").hasValue("400");
+		HttpResponse<String> second = instances.get(1, "/chat?user=ann&maxTokens=600", null);
+		assertThat(second.statusCode()).as("400 left on the other instance").isEqualTo(200);
+		assertThat(second.headers().firstValue("X-RateLimit-Remaining")).as("1,200 of 1,000").hasValue("0");
+		java.time.ZonedDateTime berlin = java.time.ZonedDateTime.now(java.time.ZoneId.of("Europe/Berlin"));
+		long toMidnight = Duration.between(berlin, berlin.toLocalDate().plusDays(1).atStartOfDay(berlin.getZone()))
+			.toSeconds();
+		HttpResponse<String> third = instances.get(0, "/chat?user=ann&maxTokens=10", null);
+		assertThat(third.statusCode()).isEqualTo(429);
+		assertThat(Long.parseLong(third.headers().firstValue("Retry-After").orElseThrow()))
+			.as("the next midnight in Berlin")
+			.isBetween(toMidnight - 5, toMidnight + 1);
+		assertThat(instances.get(1, "/chat?user=bob&maxTokens=10", null).statusCode()).as("a budget per user")
+			.isEqualTo(200);
 	}
 
 	@Test

@@ -40,6 +40,8 @@ public final class AnnotatedOperation implements RateLimitOperation {
 
 	private java.time.Duration maxWait = java.time.Duration.ZERO;
 
+	private KeyExpression charge;
+
 	AnnotatedOperation(Method method, String scope, String description, List<Limit> limits, List<String> messages,
 			long permits, String keySource, KeyExpression keyExpression) {
 		this.method = method;
@@ -90,7 +92,30 @@ public final class AnnotatedOperation implements RateLimitOperation {
 		return new AnnotatedOperation(this.method, this.scope, this.description, limits, this.messages, this.permits,
 				this.keySource, this.keyExpression)
 			.withOutcomes(this.condition, this.refundOn, shadows)
-			.withMaxWait(this.maxWait);
+			.withMaxWait(this.maxWait)
+			.withCharge(this.charge);
+	}
+
+	/** Set what a call turns out to cost; called once by the parser. */
+	AnnotatedOperation withCharge(KeyExpression charge) {
+		this.charge = charge;
+		return this;
+	}
+
+	/**
+	 * Return the expression that gives a call's real cost from its result.
+	 * @return the charge, or {@code null} when calls cost their permits
+	 */
+	KeyExpression getCharge() {
+		return this.charge;
+	}
+
+	/**
+	 * Return the charge expression as written.
+	 * @return the expression, or {@code null} when calls cost their permits
+	 */
+	public String getChargeSource() {
+		return (this.charge != null) ? this.charge.source() : null;
 	}
 
 	/** Set how a call picks its plan; called once by the parser. */

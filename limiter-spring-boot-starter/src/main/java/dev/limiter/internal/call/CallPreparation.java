@@ -40,6 +40,8 @@ final class CallPreparation {
 
 	private final Set<Method> unknownPlansLogged = ConcurrentHashMap.newKeySet();
 
+	private final Set<Method> chargeFailuresLogged = ConcurrentHashMap.newKeySet();
+
 	CallPreparation(RateLimitKeyResolver keyResolver, LimitOverrides overrides) {
 		this.keyResolver = keyResolver;
 		this.overrides = overrides;
@@ -178,6 +180,53 @@ final class CallPreparation {
 				logger.debug(message, ex);
 			}
 			return operation.key(this.keyResolver.resolveKey(invocation));
+		}
+	}
+
+	/**
+	 * Return what a call turned out to cost, from its operation's charge expression on
+	 * its result, at most the largest threshold.
+	 * <p>
+	 * An expression that fails, or gives a negative number or something else than a
+	 * number, leaves the reservation as it is: logged once per method as a warning, then
+	 * at debug level (a {@code null}, as a stream's elements before the last may give, is
+	 * not logged).
+	 * @param prepared the call
+	 * @param result what the method returned, or one element of its stream
+	 * @return the cost in permits, or {@code -1} when there is none to settle
+	 */
+	long cost(PreparedCall prepared, Object result) {
+		AnnotatedOperation operation = prepared.operation();
+		KeyExpression charge = operation.getCharge();
+		if (charge == null) {
+			return -1;
+		}
+		Object value;
+		try {
+			value = charge.value(prepared.invocation(), result);
+		}
+		catch (RuntimeException ex) {
+			chargeFailed(operation, "could not be evaluated (" + ex.getMessage() + ")", ex);
+			return -1;
+		}
+		if (value == null) {
+			return -1;
+		}
+		if (!(value instanceof Number number) || number.doubleValue() < 0 || Double.isNaN(number.doubleValue())) {
+			chargeFailed(operation, "gave " + value + ", not a number of permits", null);
+			return -1;
+		}
+		return (long) Math.min(Math.ceil(number.doubleValue()), Limit.MAX_THRESHOLD);
+	}
+
+	private void chargeFailed(AnnotatedOperation operation, String problem, RuntimeException ex) {
+		String message = "Rate-limit charge '" + operation.getCharge().source() + "' of " + operation.getDescription()
+				+ " " + problem + "; the call keeps the " + operation.getPermits() + " permits it reserved";
+		if (this.chargeFailuresLogged.add(operation.getMethod())) {
+			logger.warn(message + ". Later failures of this charge are logged at debug level.");
+		}
+		else if (logger.isDebugEnabled()) {
+			logger.debug(message, ex);
 		}
 	}
 

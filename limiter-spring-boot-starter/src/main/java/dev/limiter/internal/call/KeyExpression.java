@@ -37,6 +37,12 @@ final class KeyExpression {
 	/** The variable under which a key expression sees the current request. */
 	static final String REQUEST_VARIABLE = "request";
 
+	/** The variable under which a charge expression sees the method's result. */
+	static final String RESULT_VARIABLE = "result";
+
+	/** The attribute whose expression reads the method's result. */
+	static final String CHARGE = "charge";
+
 	private static final Pattern ALIAS = Pattern.compile("[ap](\\d+)");
 
 	private static final Set<String> BUILT_IN_VARIABLES = Set.of("root", "this");
@@ -145,7 +151,22 @@ final class KeyExpression {
 		return (value != null) ? value.toString() : null;
 	}
 
+	/**
+	 * Evaluate the expression for one call that returned, with its result as
+	 * {@code #result}, such as the call's real cost.
+	 * @param invocation the call
+	 * @param result what the method returned, or one element of a stream
+	 * @return the value
+	 */
+	Object value(RateLimitInvocation invocation, Object result) {
+		return value(invocation, result, true);
+	}
+
 	private Object value(RateLimitInvocation invocation) {
+		return value(invocation, null, false);
+	}
+
+	private Object value(RateLimitInvocation invocation, Object result, boolean returned) {
 		Object[] arguments = invocation.arguments();
 		StandardEvaluationContext context = new StandardEvaluationContext();
 		context.setPropertyAccessors(propertyAccessors);
@@ -154,7 +175,8 @@ final class KeyExpression {
 		}
 		for (KeyVariable variable : this.variables) {
 			Object value = (variable.index() == KeyVariable.REQUEST) ? invocation.request()
-					: (variable.index() < arguments.length) ? arguments[variable.index()] : null;
+					: (variable.index() == KeyVariable.RESULT) ? (returned ? result : null)
+							: (variable.index() < arguments.length) ? arguments[variable.index()] : null;
 			context.setVariable(variable.name(), value);
 		}
 		return this.expression.getValue((EvaluationContext) context);
@@ -181,6 +203,9 @@ final class KeyExpression {
 			else if (REQUEST_VARIABLE.equals(name)) {
 				variables.add(new KeyVariable(name, KeyVariable.REQUEST));
 			}
+			else if (RESULT_VARIABLE.equals(name) && CHARGE.equals(attribute)) {
+				variables.add(new KeyVariable(name, KeyVariable.RESULT));
+			}
 			else if (!BUILT_IN_VARIABLES.contains(name)) {
 				throw new InvalidRateLimitException(description,
 						attribute + " '" + keySource + "' refers to #" + name
@@ -202,12 +227,14 @@ final class KeyExpression {
 	}
 
 	/**
-	 * A variable that the expression reads: a method argument (by index) or the current
-	 * request (index -1).
+	 * A variable that the expression reads: a method argument (by index), the current
+	 * request (index -1) or, for a charge, the method's result (index -2).
 	 */
 	record KeyVariable(String name, int index) {
 
 		static final int REQUEST = -1;
+
+		static final int RESULT = -2;
 
 	}
 

@@ -156,6 +156,7 @@ public class RateLimitAnnotationParser {
 		Set<String> conditions = new LinkedHashSet<>();
 		Set<Class<? extends Throwable>> refundOn = new LinkedHashSet<>();
 		Set<String> planSources = new LinkedHashSet<>();
+		Set<String> charges = new LinkedHashSet<>();
 		Set<Long> permits = new LinkedHashSet<>();
 		Duration maxWait = Duration.ZERO;
 		for (RateLimit annotation : annotations) {
@@ -169,6 +170,7 @@ public class RateLimitAnnotationParser {
 			keys.add(annotation.key().trim());
 			conditions.add(annotation.condition().trim());
 			planSources.add(annotation.plan().trim());
+			charges.add(annotation.charge().trim());
 			refundOn.addAll(Arrays.asList(annotation.refundOn()));
 			permits.add(annotation.permits());
 		}
@@ -200,10 +202,12 @@ public class RateLimitAnnotationParser {
 		String conditionSource = conditions.iterator().next();
 		KeyExpression condition = conditionSource.isEmpty() ? null : KeyExpression.parse(this.parser, this.beanResolver,
 				description, method, conditionSource, "condition");
+		KeyExpression charge = charge(description, method, charges, resolved);
 		AnnotatedOperation operation = new AnnotatedOperation(method, scope, description, limits, messages, cost,
 				keySource, keyExpression)
 			.withOutcomes(condition, List.copyOf(refundOn), shadows)
-			.withMaxWait(maxWait);
+			.withMaxWait(maxWait)
+			.withCharge(charge);
 		if (planSources.size() > 1) {
 			throw new InvalidRateLimitException(description,
 					"its @RateLimit annotations (with those of its class) give different plans " + quoted(planSources),
@@ -225,7 +229,8 @@ public class RateLimitAnnotationParser {
 					new AnnotatedOperation(method, scope, description, planLimits, messages, cost, keySource,
 							keyExpression)
 						.withOutcomes(condition, List.copyOf(refundOn), shadows)
-						.withMaxWait(maxWait));
+						.withMaxWait(maxWait)
+						.withCharge(charge));
 		}
 		if (plans.isEmpty()) {
 			throw new InvalidRateLimitException(description,
@@ -234,6 +239,37 @@ public class RateLimitAnnotationParser {
 							+ "limit's name, or remove plan.");
 		}
 		return operation.withPlans(plan, plans);
+	}
+
+	/**
+	 * Parse the charge of a method's limits: one expression for all of them, over limits
+	 * that can take a charge (not the sliding log, which keeps an entry per permit).
+	 */
+	private KeyExpression charge(String description, Method method, Set<String> charges, List<ResolvedLimit> resolved) {
+		if (charges.size() > 1) {
+			throw new InvalidRateLimitException(description,
+					"its @RateLimit annotations (with those of its class) give different charges " + quoted(charges),
+					"Give every @RateLimit that applies to the method the same charge: one call settles one cost "
+							+ "under all of its limits.");
+		}
+		String source = charges.iterator().next();
+		if (source.isEmpty()) {
+			return null;
+		}
+		for (ResolvedLimit limit : resolved) {
+			List<Limit> all = new ArrayList<>(limit.plans().values());
+			all.add(limit.limit());
+			for (Limit counted : all) {
+				if (counted.algorithm() == Algorithm.SLIDING_LOG) {
+					throw new InvalidRateLimitException(description,
+							"charge '" + source + "' is given to the sliding-log limit " + counted
+									+ ", which keeps one entry per permit",
+							"Count a charged limit with algorithm = Algorithm.SLIDING_BUCKETS, TOKEN_BUCKET or a "
+									+ "calendar (limiter.limits.<name>.algorithm, .calendar), or remove charge.");
+				}
+			}
+		}
+		return KeyExpression.parse(this.parser, this.beanResolver, description, method, source, KeyExpression.CHARGE);
 	}
 
 	private static void checkPermits(String description, long permits, List<Limit> limits, String planName) {

@@ -197,8 +197,9 @@ public class RateLimitAspect implements MethodInterceptor, Ordered {
 			shadow = this.rateLimiter.acquire(key, operation.getPermits(), operation.getShadowLimits());
 			watched(operation, shadow);
 		}
+		Object result;
 		try {
-			return call.proceed();
+			result = call.proceed();
 		}
 		catch (Throwable ex) {
 			if (operation.refundsOn(ex)) {
@@ -207,6 +208,50 @@ public class RateLimitAspect implements MethodInterceptor, Ordered {
 			}
 			throw ex;
 		}
+		if (operation.getCharge() != null) {
+			settle(prepared, decision, shadow, this.preparation.cost(prepared, result));
+		}
+		return result;
+	}
+
+	/** Return what a call turned out to cost, from its charge, or -1 for none. */
+	long cost(PreparedCall prepared, Object result) {
+		return this.preparation.cost(prepared, result);
+	}
+
+	/**
+	 * Record the difference between what a call reserved and what it cost under its
+	 * enforced and shadowed limits, and tell the listeners; a charge never fails the
+	 * call.
+	 */
+	void settle(PreparedCall prepared, Decision enforced, Decision shadow, long cost) {
+		long more = cost - prepared.operation().getPermits();
+		if (cost < 0 || more == 0) {
+			return;
+		}
+		try {
+			if (enforced != null && enforced.isAllowed()) {
+				charged(prepared, this.rateLimiter.charge(enforced, more));
+			}
+			if (shadow != null && shadow.isAllowed()) {
+				this.rateLimiter.charge(shadow, more);
+			}
+		}
+		catch (RuntimeException ex) {
+			chargeLost(prepared, ex);
+		}
+	}
+
+	/** Tell the listeners of the decision after a charge. */
+	void charged(PreparedCall prepared, Decision charged) {
+		for (RateLimitDecisionListener listener : this.listeners) {
+			listener.onCharge(prepared.invocation(), charged);
+		}
+	}
+
+	void chargeLost(PreparedCall prepared, Throwable ex) {
+		logger.warn("The charge of a call to {} was not recorded; the call keeps the permits it reserved",
+				prepared.operation().getDescription(), ex);
 	}
 
 	/**

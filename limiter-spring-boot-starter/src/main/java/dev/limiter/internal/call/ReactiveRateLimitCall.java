@@ -2,6 +2,8 @@ package dev.limiter.internal.call;
 
 import java.lang.reflect.Method;
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 
 import org.aopalliance.intercept.MethodInvocation;
 import org.reactivestreams.Publisher;
@@ -22,7 +24,7 @@ import dev.limiter.internal.call.CallPreparation.PreparedCall;
  */
 final class ReactiveRateLimitCall {
 
-	private static final Decision[] NOT_LIMITED = new Decision[2];
+	private static final Admission NOT_LIMITED = new Admission(null, null, null);
 
 	private ReactiveRateLimitCall() {
 	}
@@ -33,21 +35,50 @@ final class ReactiveRateLimitCall {
 
 	static Object rateLimit(RateLimitAspect aspect, MethodInvocation call, AnnotatedOperation operation,
 			Class<?> targetClass) {
-		Mono<Decision[]> admission = aspect.reactiveRequest()
+		Mono<Admission> admission = aspect.reactiveRequest()
 			.get()
 			.map(Optional::of)
 			.defaultIfEmpty(Optional.empty())
 			.flatMap((request) -> decide(aspect,
 					aspect.prepare(operation, targetClass, call.getArguments(), () -> request.orElse(null))));
 		if (Mono.class.isAssignableFrom(call.getMethod().getReturnType())) {
-			return admission.flatMap((decisions) -> Mono.from(proceed(call))
-				.onErrorResume((ex) -> refunded(aspect, operation, decisions, ex)));
+			return admission.flatMap((admitted) -> {
+				Mono<Object> result = Mono.from(proceed(call))
+					.onErrorResume((ex) -> refunded(aspect, operation, admitted, ex));
+				return admitted.charged() ? result.flatMap(
+						(value) -> settled(aspect, admitted, aspect.cost(admitted.prepared(), value)).thenReturn(value))
+						: result;
+			});
 		}
-		return admission.flatMapMany((decisions) -> Flux.from(proceed(call))
-			.onErrorResume((ex) -> refunded(aspect, operation, decisions, ex)));
+		return admission.flatMapMany((admitted) -> {
+			Flux<Object> result = Flux.from(proceed(call))
+				.onErrorResume((ex) -> refunded(aspect, operation, admitted, ex));
+			if (!admitted.charged()) {
+				return result;
+			}
+			// a stream's cost is the sum over its elements, settled when it ends (or is
+			// cancelled), so that usage sent with the last element counts without
+			// blocking
+			AtomicLong cost = new AtomicLong(-1);
+			AtomicBoolean settledOnce = new AtomicBoolean();
+			return result.doOnNext((element) -> {
+				long elementCost = aspect.cost(admitted.prepared(), element);
+				if (elementCost >= 0) {
+					cost.accumulateAndGet(elementCost, (sum, more) -> Math.max(sum, 0) + more);
+				}
+			})
+				.concatWith(Mono.defer(() -> settledOnce.compareAndSet(false, true)
+						? settled(aspect, admitted, cost.get()) : Mono.<Void>empty())
+					.then(Mono.empty()))
+				.doOnCancel(() -> {
+					if (settledOnce.compareAndSet(false, true)) {
+						settled(aspect, admitted, cost.get()).subscribe();
+					}
+				});
+		});
 	}
 
-	private static Mono<Decision[]> decide(RateLimitAspect aspect, PreparedCall prepared) {
+	private static Mono<Admission> decide(RateLimitAspect aspect, PreparedCall prepared) {
 		if (prepared == null) {
 			return Mono.just(NOT_LIMITED);
 		}
@@ -78,7 +109,7 @@ final class ReactiveRateLimitCall {
 			.defaultIfEmpty(Optional.empty())
 			.flatMap((first) -> shadow.map(Optional::of)
 				.defaultIfEmpty(Optional.empty())
-				.map((second) -> new Decision[] { first.orElse(null), second.orElse(null) }))
+				.map((second) -> new Admission(prepared, first.orElse(null), second.orElse(null))))
 			.publishOn(Schedulers.parallel());
 	}
 
@@ -107,15 +138,49 @@ final class ReactiveRateLimitCall {
 	 * Give the permits back when the call failed with a {@code refundOn} exception; the
 	 * refund talks to the store, so it runs off the event loop.
 	 */
-	private static <T> Mono<T> refunded(RateLimitAspect aspect, AnnotatedOperation operation, Decision[] decisions,
+	private static <T> Mono<T> refunded(RateLimitAspect aspect, AnnotatedOperation operation, Admission admission,
 			Throwable ex) {
-		if (!operation.refundsOn(ex) || decisions == NOT_LIMITED) {
+		if (!operation.refundsOn(ex) || admission == NOT_LIMITED) {
 			return Mono.error(ex);
 		}
 		return Mono.<T>fromRunnable(() -> {
-			aspect.release(decisions[0]);
-			aspect.release(decisions[1]);
+			aspect.release(admission.enforced());
+			aspect.release(admission.shadow());
 		}).subscribeOn(Schedulers.boundedElastic()).then(Mono.error(ex));
+	}
+
+	/**
+	 * Record the difference between what a call reserved and what it cost, on the
+	 * limiter's non-blocking path; the response goes on on Reactor's parallel threads,
+	 * never on the threads that read replies. A charge never fails the call.
+	 */
+	private static Mono<Void> settled(RateLimitAspect aspect, Admission admission, long cost) {
+		long more = cost - admission.prepared().operation().getPermits();
+		if (cost < 0 || more == 0) {
+			return Mono.empty();
+		}
+		Mono<Void> enforced = (admission.enforced() == null || !admission.enforced().isAllowed()) ? Mono.empty()
+				: Mono.defer(() -> Mono.fromFuture(aspect.rateLimiter().chargeAsync(admission.enforced(), more)))
+					.doOnNext((charged) -> aspect.charged(admission.prepared(), charged))
+					.then();
+		Mono<Void> shadow = (admission.shadow() == null || !admission.shadow().isAllowed()) ? Mono.empty()
+				: Mono.defer(() -> Mono.fromFuture(aspect.rateLimiter().chargeAsync(admission.shadow(), more))).then();
+		return enforced.then(shadow).onErrorResume((ex) -> {
+			aspect.chargeLost(admission.prepared(), ex);
+			return Mono.empty();
+		}).publishOn(Schedulers.parallel());
+	}
+
+	/**
+	 * What a subscription was admitted with: the prepared call and the decisions of its
+	 * enforced and shadowed limits ({@code null} where it has none).
+	 */
+	private record Admission(PreparedCall prepared, Decision enforced, Decision shadow) {
+
+		boolean charged() {
+			return this.prepared != null && this.prepared.operation().getCharge() != null;
+		}
+
 	}
 
 }

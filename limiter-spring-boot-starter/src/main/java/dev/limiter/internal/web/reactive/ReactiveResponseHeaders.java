@@ -34,6 +34,11 @@ public class ReactiveResponseHeaders implements RateLimitDecisionListener {
 	}
 
 	@Override
+	public void onCharge(RateLimitInvocation invocation, Decision decision) {
+		onDecision(invocation, decision, 0);
+	}
+
+	@Override
 	public void onDecision(RateLimitInvocation invocation, Decision decision, long nanos) {
 		ServerWebExchange exchange = invocation.request(ServerWebExchange.class);
 		if (exchange != null) {

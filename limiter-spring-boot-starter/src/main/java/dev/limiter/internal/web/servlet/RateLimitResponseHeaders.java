@@ -7,6 +7,7 @@ import org.springframework.web.context.request.ServletRequestAttributes;
 
 import dev.limiter.Decision;
 import dev.limiter.call.RateLimitDecisionListener;
+import dev.limiter.call.RateLimitInvocation;
 import dev.limiter.call.RateLimitOperation;
 import dev.limiter.internal.web.RateLimitHeaders;
 
@@ -32,6 +33,11 @@ public class RateLimitResponseHeaders implements RateLimitDecisionListener {
 			throw new IllegalArgumentException("headers must not be null");
 		}
 		this.headers = headers;
+	}
+
+	@Override
+	public void onCharge(RateLimitInvocation invocation, Decision decision) {
+		onDecision(invocation.operation(), decision);
 	}
 
 	@Override
