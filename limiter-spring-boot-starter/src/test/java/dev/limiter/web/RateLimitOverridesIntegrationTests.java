@@ -62,7 +62,8 @@ class RateLimitOverridesIntegrationTests {
 		.withConfiguration(AutoConfigurations.of(LimiterEndpointAutoConfiguration.class))
 		.withPropertyValues("limiter.limits.search.threshold=3", "limiter.limits.search.period=1h",
 				"limiter.limits.tiers.threshold=2", "limiter.limits.tiers.period=1h",
-				"limiter.limits.tiers.plans.pro.threshold=4");
+				"limiter.limits.tiers.plans.pro.threshold=4", "limiter.limits.daily.threshold=3",
+				"limiter.limits.daily.calendar=day", "limiter.limits.daily.zone=Europe/Berlin");
 
 	@BeforeEach
 	void flushRedis() {
@@ -130,6 +131,17 @@ class RateLimitOverridesIntegrationTests {
 	}
 
 	@Test
+	void aCalendarLimitTakesAnOverridesThresholdAndKeepsItsCalendar() {
+		this.contextRunner.run((context) -> {
+			MockMvc mvc = mvc(context);
+			RateLimitsEndpoint endpoint = context.getBean(RateLimitsEndpoint.class);
+			assertThat(endpoint.override("daily", null, 1L, null, null, OPERATOR).getStatus()).isEqualTo(200);
+			assertThat(statuses(mvc, "/daily", 2)).containsExactly(200, 429);
+			assertThat(WebTests.keys(redis)).anyMatch((key) -> key.endsWith(":cday@Europe/Berlin"));
+		});
+	}
+
+	@Test
 	void anOverrideOutlivesARestart() {
 		this.contextRunner.run((context) -> assertThat(context.getBean(RateLimitsEndpoint.class)
 			.override("search", null, 1L, "30m", null, OPERATOR)
@@ -186,6 +198,9 @@ class RateLimitOverridesIntegrationTests {
 				.getBody()
 				.get("error")).isEqualTo(
 						"plans.gold: limit 'tiers' has no plan 'gold' under limiter.limits.tiers.plans (plans: [pro])");
+			assertThat(endpoint.override("daily", null, 10L, "2m", null, OPERATOR).getBody().get("error")).isEqualTo(
+					"period: limit 'daily' is counted by the day of a calendar, which a period does not change; set "
+							+ "its threshold");
 			assertThat(endpoint.override("nothing", null, 10L, null, null, OPERATOR).getStatus()).isEqualTo(404);
 			assertThat(threshold(endpoint)).isEqualTo(3);
 			assertThat(redis.command("EXISTS", "limiter:overrides")).isEqualTo(0L);
@@ -235,6 +250,12 @@ class RateLimitOverridesIntegrationTests {
 		@GetMapping("/search")
 		String search() {
 			return "found";
+		}
+
+		@RateLimit(name = "daily")
+		@GetMapping("/daily")
+		String daily() {
+			return "today's";
 		}
 
 		@RateLimit(name = "tiers", plan = "#tier")

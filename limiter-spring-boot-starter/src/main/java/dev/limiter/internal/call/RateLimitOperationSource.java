@@ -107,6 +107,10 @@ public class RateLimitOperationSource {
 		for (Limit limit : operation.getLimits()) {
 			if (limit.name().equals(name)) {
 				carries = true;
+				if (limit.calendar() != null && numbers.period() != null) {
+					throw new IllegalArgumentException(field + "period: limit '" + name + "' is counted by the "
+							+ limit.periodText() + " of a calendar, which a period does not change; set its threshold");
+				}
 				try {
 					numbers.applyTo(limit);
 				}
