@@ -30,7 +30,7 @@ public final class AlgorithmCost {
 	private static final int[] THRESHOLDS = { 10, 1_000, 100_000, 1_000_000 };
 
 	private static final List<Contender> CONTENDERS = List.of(Contender.LIMITER, Contender.LIMITER_BUCKETS,
-			Contender.LIMITER_TOKEN, Contender.SCG, Contender.BUCKET4J);
+			Contender.LIMITER_TOKEN, Contender.LIMITER_CALENDAR, Contender.SCG, Contender.BUCKET4J);
 
 	private AlgorithmCost() {
 	}

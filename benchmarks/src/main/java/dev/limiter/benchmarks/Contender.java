@@ -46,6 +46,9 @@ public enum Contender {
 	/** Limiter's token bucket (GCRA), the same bandwidth as the token-bucket peers. */
 	LIMITER_TOKEN("limiter-token"),
 
+	/** Limiter's calendar windows: the same threshold per calendar day in Berlin. */
+	LIMITER_CALENDAR("limiter-calendar"),
+
 	/**
 	 * A prototype, not Limiter: the same script through Lettuce directly with pre-encoded
 	 * arguments, to measure what Spring Data Redis's script path costs.
@@ -126,9 +129,14 @@ public enum Contender {
 			case EVALSHA:
 				return subject((key) -> template.execute(TRIVIAL, List.of(key)), List::of);
 			case LIMITER_BUCKETS:
-			case LIMITER_TOKEN: {
-				Limit counted = limit
-					.withAlgorithm((this == LIMITER_BUCKETS) ? Algorithm.SLIDING_BUCKETS : Algorithm.TOKEN_BUCKET);
+			case LIMITER_TOKEN:
+			case LIMITER_CALENDAR: {
+				Limit counted = switch (this) {
+					case LIMITER_BUCKETS -> limit.withAlgorithm(Algorithm.SLIDING_BUCKETS);
+					case LIMITER_TOKEN -> limit.withAlgorithm(Algorithm.TOKEN_BUCKET);
+					default ->
+						limit.withCalendar(java.time.temporal.ChronoUnit.DAYS, java.time.ZoneId.of("Europe/Berlin"));
+				};
 				RateLimiter limiter = RedisRateLimiter.builder(redis.nativeCommands(), Duration.ofSeconds(10)).build();
 				List<Limit> limits = List.of(counted);
 				return subject((key) -> {
