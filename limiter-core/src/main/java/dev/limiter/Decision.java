@@ -280,6 +280,10 @@ public final class Decision {
 			return this.released.compareAndSet(false, true);
 		}
 
+		private boolean claimed() {
+			return this.released.get();
+		}
+
 	}
 
 	@Override

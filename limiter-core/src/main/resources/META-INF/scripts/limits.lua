@@ -7,6 +7,7 @@
 -- KEYS[i]          the state of limit i (all keys share one hash tag)
 -- ARGV[1]          what to do: 'a' acquire, 'u' read usage, 'r' release a grant,
 --                  'c' charge a grant more (or less, when the permits are negative),
+--                  'm' move a grant's permits to now (count them from now on),
 --                  'x' forget the keys
 -- ARGV[2]          permits asked for (or given back)
 -- ARGV[3]          now in microseconds, or -1 to read the Redis server clock
@@ -24,7 +25,7 @@
 -- Usage returns {used, remaining, reset_after_us, current slice (-1 when none)} per limit,
 --               then now_us
 -- Charge returns the reply of an admitted acquire, after the charge
--- Release and forget return {now_us}
+-- Release, move and forget return {now_us}
 local algorithms = {}
 
 --@algorithms
@@ -72,6 +73,18 @@ if mode == 'r' then
   local at = tonumber(ARGV[6])
   for _, limit in ipairs(limits) do
     limit.algorithm.release(limit, now, permits, token, at)
+  end
+  return { now }
+end
+
+if mode == 'm' then
+  -- a call that counts from when it was done rather than from its turn: given back, then
+  -- taken again now, on the state as the release left it
+  local at = tonumber(ARGV[6])
+  for _, limit in ipairs(limits) do
+    limit.algorithm.release(limit, now, permits, token, at)
+    limit.algorithm.load(limit, now)
+    limit.algorithm.record(limit, now, permits, token)
   end
   return { now }
 end

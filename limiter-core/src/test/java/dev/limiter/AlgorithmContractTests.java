@@ -124,7 +124,9 @@ public abstract class AlgorithmContractTests {
 				}
 			}
 			long smallest = limits.stream().mapToLong(Limit::threshold).min().getAsLong();
-			String key = "schedule-" + schedule;
+			// the seed keeps the key apart from those of earlier tests, whose clocks ran
+			// ahead
+			String key = "schedule-" + seed + "-" + schedule;
 			for (int call = 0; call < 40 && violations.isEmpty(); call++) {
 				this.clock.advance(Duration.ofNanos(random.nextInt(400_000) * 1_000L));
 				if (changeThresholds && random.nextInt(5) == 0) {
@@ -531,6 +533,35 @@ public abstract class AlgorithmContractTests {
 		assertThat(charged.remaining()).isZero();
 		assertThat(charged.limit()).isEqualTo(minute);
 		assertThat(limiter.usage("both", List.of(minute, day))).extracting(Usage::used).containsExactly(150L, 150L);
+	}
+
+	/**
+	 * A call counted from when it was done rather than from its turn: its permits leave
+	 * the window a window after that moment, the others as before.
+	 */
+	@ParameterizedTest
+	@EnumSource(value = Algorithm.class, names = { "SLIDING_LOG", "SLIDING_BUCKETS" })
+	void aDecisionMovedToNowCountsFromThenAndARefundedOneIsNotCountedAgain(Algorithm algorithm) {
+		RateLimiter limiter = limiter(this.clock, false);
+		org.junit.jupiter.api.Assumptions.assumeTrue(limiter instanceof dev.limiter.internal.AbstractRateLimiter);
+		dev.limiter.internal.AbstractRateLimiter moving = (dev.limiter.internal.AbstractRateLimiter) limiter;
+		Limit limit = Limit.of(2, Duration.ofSeconds(10)).withAlgorithm(algorithm).withSlices(10);
+		this.clock.set(java.time.Instant.parse("2026-11-24T10:00:00Z"));
+		Decision first = limiter.acquire("moved", limit);
+		limiter.acquire("moved", limit);
+		this.clock.advance(Duration.ofSeconds(5));
+		assertThat(moving.moveToNow(first)).isTrue();
+		// 11 s: the unmoved permit left (buckets count its 1 s slice until then)
+		this.clock.advance(Duration.ofSeconds(6));
+		assertThat(limiter.acquire("moved", limit).isAllowed()).as("the unmoved permit left").isTrue();
+		Decision rejected = limiter.acquire("moved", limit);
+		assertThat(rejected.isAllowed()).isFalse();
+		assertThat(rejected.retryAfter()).as("the moved one leaves a window after it was moved")
+			.isEqualTo(Duration.ofSeconds((algorithm == Algorithm.SLIDING_LOG) ? 4 : 5));
+		Decision refunded = limiter.acquire("other", limit);
+		limiter.release(refunded);
+		assertThat(moving.moveToNow(refunded)).isFalse();
+		assertThat(limiter.usage("other", List.of(limit)).get(0).used()).isZero();
 	}
 
 	/**

@@ -251,7 +251,10 @@ public abstract class RateLimiterContractTests {
 			for (int call = 0; call < 40; call++) {
 				this.clock.advance(Duration.ofNanos(random.nextInt(400_000) * 1_000L));
 				long permits = (random.nextInt(4) == 0) ? 1 + random.nextInt((int) smallest) : 1;
-				Decision decision = limiter.acquire("schedule-" + schedule, permits, limits);
+				// the seed keeps the key apart from those of earlier tests, whose clocks
+				// ran
+				// ahead
+				Decision decision = limiter.acquire("schedule-" + seed + "-" + schedule, permits, limits);
 				long now = decision.decidedAtMicros();
 				boolean fits = true;
 				for (Limit limit : limits) {

@@ -134,6 +134,11 @@ public final class RejectionCachingRateLimiter extends AbstractRateLimiter {
 	 * store, which rejects them, and are remembered from then.
 	 */
 	@Override
+	public boolean moveToNow(Decision decision) {
+		return (this.delegate instanceof AbstractRateLimiter store) && store.moveToNow(decision);
+	}
+
+	@Override
 	public Decision charge(Decision decision, long permits) {
 		return this.delegate.charge(decision, permits);
 	}

@@ -148,6 +148,32 @@ public abstract class AbstractRateLimiter implements RateLimiter {
 	}
 
 	/**
+	 * Count an admitted decision's permits from now on rather than from when it was
+	 * decided, as if the call had been made now: for calls whose real moment is later
+	 * than their turn, such as a request that a third party receives after its connection
+	 * opened. The token bucket, which keeps no times, is unchanged. Decorators override
+	 * it to pass the decision to the limiter that granted it.
+	 * @param decision an admitted decision of this limiter
+	 * @return whether its permits were moved (not for a rejection, a refunded decision or
+	 * one without a grant)
+	 */
+	public boolean moveToNow(Decision decision) {
+		Decision.Grant grant = (decision != null && decision.isAllowed()) ? decision.grant() : null;
+		if (grant == null || Decisions.isClaimed(grant)) {
+			return false;
+		}
+		doMoveToNow(grant);
+		return true;
+	}
+
+	/**
+	 * Move the permits of a grant this limiter made to now. The default moves nothing.
+	 * @param grant the grant
+	 */
+	protected void doMoveToNow(Decision.Grant grant) {
+	}
+
+	/**
 	 * Check the arguments once and read the usage; decorators override {@link #doUsage}
 	 * to pass it on.
 	 */

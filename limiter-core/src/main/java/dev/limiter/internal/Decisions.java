@@ -25,6 +25,8 @@ public final class Decisions {
 
 	private static final MethodHandle KEEPING;
 
+	private static final MethodHandle CLAIMED;
+
 	static {
 		try {
 			MethodHandles.Lookup decision = MethodHandles.privateLookupIn(Decision.class, MethodHandles.lookup());
@@ -36,6 +38,7 @@ public final class Decisions {
 					MethodType.methodType(Decision.class, Decision.Grant.class));
 			MethodHandles.Lookup grant = MethodHandles.privateLookupIn(Decision.Grant.class, MethodHandles.lookup());
 			CLAIM = grant.findVirtual(Decision.Grant.class, "claim", MethodType.methodType(boolean.class));
+			CLAIMED = grant.findVirtual(Decision.Grant.class, "claimed", MethodType.methodType(boolean.class));
 		}
 		catch (ReflectiveOperationException ex) {
 			throw new ExceptionInInitializerError(ex);
@@ -95,6 +98,20 @@ public final class Decisions {
 	public static Decision decidedBy(Decision decision, FailurePolicy policy) {
 		try {
 			return (Decision) DECIDED_BY.invokeExact(decision, policy);
+		}
+		catch (Throwable ex) {
+			throw rethrown(ex);
+		}
+	}
+
+	/**
+	 * Return whether a grant was given back.
+	 * @param grant the grant
+	 * @return whether it was claimed for a refund
+	 */
+	public static boolean isClaimed(Decision.Grant grant) {
+		try {
+			return (boolean) CLAIMED.invokeExact(grant);
 		}
 		catch (Throwable ex) {
 			throw rethrown(ex);

@@ -125,6 +125,15 @@ public final class InMemoryRateLimiter extends AbstractRateLimiter {
 	}
 
 	@Override
+	protected void doMoveToNow(Decision.Grant grant) {
+		long now = epochMicros(this.clock);
+		this.keys.with(grant.key(), (entry) -> {
+			entry.moveToNow(now, grant);
+			return null;
+		});
+	}
+
+	@Override
 	protected void doRelease(Decision.Grant grant) {
 		long now = epochMicros(this.clock);
 		this.keys.with(grant.key(), (entry) -> {
@@ -285,6 +294,16 @@ public final class InMemoryRateLimiter extends AbstractRateLimiter {
 			}
 			return Decision.allowed(limits.get(decider), Math.max(0, remaining),
 					ofMicros(windows[decider].resetAfter(now)), now);
+		}
+
+		void moveToNow(long clockNow, Decision.Grant grant) {
+			long now = at(clockNow);
+			Window[] windows = load(now, grant.limits());
+			for (Window window : windows) {
+				window.release(now, grant.atMicros(), grant.permits());
+				window.record(now, grant.permits());
+				this.expiresAt = Math.max(this.expiresAt, window.expiresAt());
+			}
 		}
 
 		void release(long clockNow, Decision.Grant grant) {

@@ -42,6 +42,8 @@ final class LimitScript {
 
 	private static final byte[] CHARGE = ascii("c");
 
+	private static final byte[] MOVE = ascii("m");
+
 	private static final byte[] SERVER_TIME = ascii(-1);
 
 	private static final byte[] ZERO = ascii(0);
@@ -119,6 +121,11 @@ final class LimitScript {
 	/** Return the arguments that give back a grant. */
 	static byte[][] releaseArgs(long nowMicros, Decision.Grant grant) {
 		return args(RELEASE, grant.permits(), nowMicros, false, grant.member(), grant.atMicros(), grant.limits());
+	}
+
+	/** Return the arguments that move a grant's permits to now. */
+	static byte[][] moveArgs(long nowMicros, Decision.Grant grant) {
+		return args(MOVE, grant.permits(), nowMicros, false, grant.member(), grant.atMicros(), grant.limits());
 	}
 
 	/** Return the arguments that charge a grant's limits more, or less when negative. */

@@ -163,6 +163,12 @@ public final class RedisRateLimiter extends AbstractRateLimiter implements AutoC
 	}
 
 	@Override
+	protected void doMoveToNow(Decision.Grant grant) {
+		this.executor.execute(LimitScript.script(grant.limits()),
+				LimitScript.keys(this.keyPrefix, grant.key(), grant.limits()), LimitScript.moveArgs(now(), grant));
+	}
+
+	@Override
 	protected void doRelease(Decision.Grant grant) {
 		this.executor.execute(LimitScript.script(grant.limits()),
 				LimitScript.keys(this.keyPrefix, grant.key(), grant.limits()), LimitScript.releaseArgs(now(), grant));

@@ -272,6 +272,34 @@ public final class ResilientRateLimiter extends AbstractRateLimiter {
 		});
 	}
 
+	/**
+	 * Move a decision's permits to now where it was taken: in the store, or in memory for
+	 * a decision of the {@link FailurePolicy#LOCAL} policy; a store that cannot answer
+	 * leaves them where they were.
+	 */
+	@Override
+	public boolean moveToNow(Decision decision) {
+		if (decision == null) {
+			return false;
+		}
+		if (decision.isDegraded()) {
+			return decision.policy() == FailurePolicy.LOCAL && this.local instanceof AbstractRateLimiter local
+					&& local.moveToNow(decision);
+		}
+		if (!this.breaker.tryAcquire() || !(this.store instanceof AbstractRateLimiter store)) {
+			return false;
+		}
+		try {
+			boolean moved = store.moveToNow(decision);
+			this.breaker.onSuccess();
+			return moved;
+		}
+		catch (RuntimeException ex) {
+			this.breaker.onFailure(ex);
+			return false;
+		}
+	}
+
 	@Override
 	protected List<Usage> doUsage(String key, List<Limit> limits) {
 		return this.store.usage(key, limits);

@@ -1,6 +1,8 @@
 package dev.limiter.autoconfigure;
 
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 import org.springframework.beans.factory.BeanFactory;
@@ -27,12 +29,16 @@ import org.springframework.web.servlet.DispatcherServlet;
 import org.springframework.web.servlet.config.annotation.InterceptorRegistry;
 import org.springframework.web.servlet.config.annotation.WebMvcConfigurer;
 
+import dev.limiter.Algorithm;
+import dev.limiter.Limit;
 import dev.limiter.RateLimiter;
 import dev.limiter.call.RateLimitDecisionListener;
 import dev.limiter.internal.call.RateLimitAdvisor;
 import dev.limiter.internal.call.RateLimitAnnotationParser;
 import dev.limiter.internal.call.RateLimitAspect;
 import dev.limiter.internal.call.RateLimitOperationSource;
+import dev.limiter.internal.client.OutgoingQuota;
+import dev.limiter.internal.client.OutgoingQuotas;
 import dev.limiter.internal.key.CurrentRequest;
 import dev.limiter.internal.key.MethodRateLimitKeyResolver;
 import dev.limiter.internal.key.ReactiveCurrentRequest;
@@ -91,6 +97,22 @@ public final class LimiterAutoConfiguration {
 	@ConditionalOnMissingBean
 	OverrideStore limiterOverrideStore(LimitResolver limitResolver) {
 		return OverrideStore.local(limitResolver.overrides());
+	}
+
+	// Outgoing calls: the quotas of limiter.clients, counted by the same limiter (and its
+	// failure policies) under the key c:<name>.
+	@Bean
+	@ConditionalOnMissingBean
+	@Conditional(OnClientsCondition.class)
+	OutgoingQuotas limiterOutgoingQuotas(RateLimiter rateLimiter, LimiterProperties properties) {
+		List<OutgoingQuota> quotas = new ArrayList<>();
+		properties.getClients().forEach((name, client) -> {
+			Algorithm algorithm = (client.getAlgorithm() != null) ? client.getAlgorithm() : properties.getAlgorithm();
+			Limit limit = Limit.of(name, client.getThreshold(), client.getPeriod()).withAlgorithm(algorithm);
+			List<String> hosts = client.getHosts().stream().filter((host) -> host != null && !host.isBlank()).toList();
+			quotas.add(new OutgoingQuota(name, hosts, limit, client.getMaxWait(), System::nanoTime));
+		});
+		return new OutgoingQuotas(rateLimiter, quotas);
 	}
 
 	/**

@@ -1,7 +1,9 @@
 package dev.limiter.autoconfigure;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 import org.springframework.beans.factory.InitializingBean;
@@ -43,6 +45,13 @@ public class LimiterProperties implements InitializingBean {
 	 * annotation's.
 	 */
 	private final Map<String, NamedLimit> limits = new LinkedHashMap<>();
+
+	/**
+	 * Quotas of the upstreams the application calls, by client name: requests of the
+	 * auto-configured RestClient, RestTemplate and WebClient builders to a client's hosts
+	 * wait for their turn, counted across every instance.
+	 */
+	private final Map<String, Client> clients = new LinkedHashMap<>();
 
 	/**
 	 * Algorithm of every limit that does not choose one: sliding-log (exact),
@@ -115,6 +124,10 @@ public class LimiterProperties implements InitializingBean {
 
 	public Map<String, NamedLimit> getLimits() {
 		return this.limits;
+	}
+
+	public Map<String, Client> getClients() {
+		return this.clients;
 	}
 
 	public boolean isCountRejected() {
@@ -380,6 +393,79 @@ public class LimiterProperties implements InitializingBean {
 
 		public void setLocalThreshold(Long localThreshold) {
 			this.localThreshold = localThreshold;
+		}
+
+	}
+
+	/**
+	 * The quota of one upstream the application calls.
+	 */
+	public static class Client {
+
+		/**
+		 * Host names whose requests count against the quota, at least one.
+		 */
+		private List<String> hosts = new ArrayList<>();
+
+		/**
+		 * Most requests to the hosts in any window, across every instance.
+		 */
+		private Long threshold;
+
+		/**
+		 * Length of the window (1s, 1h).
+		 */
+		private Duration period;
+
+		/**
+		 * Algorithm of the quota, instead of limiter.algorithm; token-bucket paces
+		 * requests best.
+		 */
+		private Algorithm algorithm;
+
+		/**
+		 * Longest a request waits for its turn; beyond it, it is not sent and fails.
+		 */
+		private Duration maxWait = Duration.ofSeconds(30);
+
+		public List<String> getHosts() {
+			return this.hosts;
+		}
+
+		public void setHosts(List<String> hosts) {
+			this.hosts = hosts;
+		}
+
+		public Long getThreshold() {
+			return this.threshold;
+		}
+
+		public void setThreshold(Long threshold) {
+			this.threshold = threshold;
+		}
+
+		public Duration getPeriod() {
+			return this.period;
+		}
+
+		public void setPeriod(Duration period) {
+			this.period = period;
+		}
+
+		public Algorithm getAlgorithm() {
+			return this.algorithm;
+		}
+
+		public void setAlgorithm(Algorithm algorithm) {
+			this.algorithm = algorithm;
+		}
+
+		public Duration getMaxWait() {
+			return this.maxWait;
+		}
+
+		public void setMaxWait(Duration maxWait) {
+			this.maxWait = maxWait;
 		}
 
 	}

@@ -61,6 +61,42 @@ final class LimiterPropertiesValidator {
 					"The duration must not be negative, such as 1s.");
 		}
 		properties.getLimits().forEach(LimiterPropertiesValidator::validate);
+		properties.getClients().forEach(LimiterPropertiesValidator::validate);
+	}
+
+	static void validate(String name, LimiterProperties.Client client) {
+		String property = "limiter.clients." + name;
+		if (client.getHosts() == null
+				|| client.getHosts().stream().allMatch((host) -> host == null || host.isBlank())) {
+			throw new InvalidConfigurationPropertyValueException(property + ".hosts", client.getHosts(),
+					"Give the client the host names whose requests count, such as api.github.com.");
+		}
+		if (client.getThreshold() == null) {
+			throw new InvalidConfigurationPropertyValueException(property + ".threshold", null,
+					"Give the client the upstream's quota: a threshold and a period, such as 5000 per 1h.");
+		}
+		if (client.getPeriod() == null) {
+			throw new InvalidConfigurationPropertyValueException(property + ".period", null,
+					"Give the client the window of its threshold, such as 1h or 1s.");
+		}
+		try {
+			Limit.of(name, client.getThreshold(), Limit.MIN_PERIOD);
+		}
+		catch (IllegalArgumentException ex) {
+			throw new InvalidConfigurationPropertyValueException(property + ".threshold", client.getThreshold(),
+					ex.getMessage());
+		}
+		try {
+			Limit.of(name, 1, client.getPeriod());
+		}
+		catch (IllegalArgumentException ex) {
+			throw new InvalidConfigurationPropertyValueException(property + ".period", client.getPeriod(),
+					ex.getMessage());
+		}
+		if (client.getMaxWait() == null || client.getMaxWait().isNegative()) {
+			throw new InvalidConfigurationPropertyValueException(property + ".max-wait", client.getMaxWait(),
+					"Set how long a request may wait for its turn, 0 or more, such as 30s.");
+		}
 	}
 
 	static void validate(String name, LimiterProperties.NamedLimit limit) {

@@ -23,10 +23,12 @@ import dev.limiter.FailurePolicy;
 import dev.limiter.Limit;
 import dev.limiter.RateLimiter;
 import dev.limiter.cache.RejectionCachingRateLimiter;
+import dev.limiter.internal.client.OutgoingQuotas;
 import dev.limiter.internal.limits.LimitResolver;
 import dev.limiter.internal.limits.OverrideStore;
 import dev.limiter.internal.redis.LimiterConnectionFactories;
 import dev.limiter.internal.store.LimiterRedisConnection;
+import dev.limiter.internal.store.RedisHolds;
 import dev.limiter.internal.store.RedisOverrideStore;
 import dev.limiter.internal.store.RedisSubscription;
 import dev.limiter.memory.InMemoryRateLimiter;
@@ -85,6 +87,19 @@ final class RedisStoreConfiguration {
 	RedisOverrideStore limiterOverrideStore(RedisConnectionFactory connectionFactory, LimiterProperties properties,
 			LimitResolver limitResolver) {
 		return new RedisOverrideStore(connectionFactory, properties.getKeyPrefix(), limitResolver.overrides());
+	}
+
+	// The holds that upstreams ask for stop every instance at once.
+	@Bean
+	@Conditional(OnClientsCondition.class)
+	RedisSubscription limiterHoldSubscription(RedisConnectionFactory connectionFactory, LimiterProperties properties,
+			OutgoingQuotas quotas) {
+		RedisHolds holds = new RedisHolds(connectionFactory, properties.getKeyPrefix(), quotas);
+		quotas.setHolds(holds);
+		RedisMessageListenerContainer container = new RedisMessageListenerContainer();
+		container.setConnectionFactory(connectionFactory);
+		container.addMessageListener(holds, holds.getChannel());
+		return new RedisSubscription(container, "holds");
 	}
 
 	@Bean

@@ -1,5 +1,6 @@
 package dev.limiter.web;
 
+import java.time.Duration;
 import java.util.List;
 
 import org.junit.jupiter.api.AfterAll;
@@ -19,6 +20,7 @@ import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.ResponseStatus;
 import org.springframework.web.bind.annotation.RestController;
+import org.springframework.web.reactive.function.client.WebClient;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
@@ -26,6 +28,7 @@ import reactor.core.scheduler.Schedulers;
 import dev.limiter.RateLimiter;
 import dev.limiter.Usage;
 import dev.limiter.annotation.RateLimit;
+import dev.limiter.client.Upstream;
 import dev.limiter.internal.call.AnnotatedOperation;
 import dev.limiter.internal.call.RateLimitOperationSource;
 import dev.limiter.test.NonBlockingThreads;
@@ -47,18 +50,28 @@ class ReactiveRateLimitIntegrationTests {
 
 	private static WebTestClient client;
 
+	private static Upstream upstream;
+
 	@BeforeAll
 	static void start() {
 		// BlockHound is global to the JVM, so this class runs in a JVM of its own (see
 		// the starter's pom). Netty's request threads and Lettuce's event loops are
 		// watched by name; nothing on them may block, not even a method's first call.
 		NonBlockingThreads.watch(NonBlockingThreads.NETTY_AND_LETTUCE);
+		try {
+			upstream = new Upstream(2, 1_000);
+		}
+		catch (java.io.IOException ex) {
+			throw new IllegalStateException(ex);
+		}
 		context = new SpringApplicationBuilder(ReactiveApplication.class).web(WebApplicationType.REACTIVE)
 			// Without the rejection cache, so that each test starts from an empty
 			// Redis.
 			.properties("server.port=0", "spring.data.redis.host=" + redis.host(),
 					"spring.data.redis.port=" + redis.port(), "limiter.rejection-cache.enabled=false",
-					"limiter.web.refund-server-errors=true", "limiter.limits.tiers.plans.pro.threshold=6")
+					"limiter.web.refund-server-errors=true", "limiter.limits.tiers.plans.pro.threshold=6",
+					"limiter.clients.upstream.hosts=127.0.0.1", "limiter.clients.upstream.threshold=2",
+					"limiter.clients.upstream.period=1s", "test.upstream=" + upstream.url("/data"))
 			.run();
 		String port = context.getEnvironment().getProperty("local.server.port");
 		client = WebTestClient.bindToServer().baseUrl("http://localhost:" + port).build();
@@ -67,11 +80,27 @@ class ReactiveRateLimitIntegrationTests {
 	@AfterAll
 	static void stop() {
 		context.close();
+		upstream.close();
 	}
 
 	@BeforeEach
 	void flush() {
 		redis.flushAll();
+	}
+
+	@Test
+	void aWebClientWaitsForItsTurnAtAnUpstreamWithoutBlockingAndIsNeverAnswered429() {
+		long start = System.nanoTime();
+		client.get()
+			.uri("/relay?calls=5")
+			.exchange()
+			.expectStatus()
+			.isOk()
+			.expectBody(String.class)
+			.value((body) -> assertThat(body).isEqualTo("5"));
+		assertThat(upstream.tooMany()).isZero();
+		// a burst of 2, then 2 per second (paced over 1.02 s): the fifth goes after 2 s
+		assertThat(Duration.ofNanos(System.nanoTime() - start)).isGreaterThanOrEqualTo(Duration.ofSeconds(2));
 	}
 
 	@Test
@@ -282,6 +311,18 @@ class ReactiveRateLimitIntegrationTests {
 			return new Limited();
 		}
 
+		// As Spring Boot's own: a prototype, each client built from a builder of its own.
+		@Bean
+		@org.springframework.context.annotation.Scope("prototype")
+		WebClient.Builder webClientBuilder() {
+			return WebClient.builder();
+		}
+
+		@Bean
+		Relay relay(WebClient.Builder builder, org.springframework.core.env.Environment environment) {
+			return new Relay(builder.build(), environment.getProperty("test.upstream"));
+		}
+
 	}
 
 	@RestController
@@ -397,6 +438,30 @@ class ReactiveRateLimitIntegrationTests {
 	 * @param tokens the tokens used, on the last chunk of a stream only
 	 */
 	record Reply(String text, Long tokens) {
+	}
+
+	/**
+	 * Calls a rate-limited upstream through a WebClient of the application's builder.
+	 */
+	@RestController
+	static class Relay {
+
+		private final WebClient client;
+
+		private final String upstream;
+
+		Relay(WebClient client, String upstream) {
+			this.client = client;
+			this.upstream = upstream;
+		}
+
+		@GetMapping("/relay")
+		public Mono<Long> relay(@RequestParam int calls) {
+			return Flux.range(0, calls)
+				.concatMap((call) -> this.client.get().uri(this.upstream).retrieve().bodyToMono(String.class))
+				.count();
+		}
+
 	}
 
 }

@@ -36,9 +36,9 @@ class ConfigurationReferenceTests {
 		assertThat(metadata).isNotEmpty();
 		List<String> problems = new ArrayList<>();
 		metadata.forEach((name, defaultValue) -> {
-			if (name.equals("limiter.limits")) {
-				if (!readme.containsKey("limiter.limits.<name>.threshold")) {
-					problems.add("limiter.limits.<name>.* is missing");
+			if (name.equals("limiter.limits") || name.equals("limiter.clients")) {
+				if (!readme.containsKey(name + ".<name>.threshold")) {
+					problems.add(name + ".<name>.* is missing");
 				}
 				return;
 			}
@@ -51,7 +51,7 @@ class ConfigurationReferenceTests {
 		});
 		readme.keySet()
 			.stream()
-			.filter((name) -> !name.startsWith("limiter.limits.<name>."))
+			.filter((name) -> !name.startsWith("limiter.limits.<name>.") && !name.startsWith("limiter.clients.<name>."))
 			.filter((name) -> !metadata.containsKey(name))
 			.forEach((name) -> problems.add(name + " is in the reference but not in the metadata"));
 		assertThat(problems).isEmpty();

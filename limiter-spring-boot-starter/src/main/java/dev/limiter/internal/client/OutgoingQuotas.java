@@ -1,0 +1,130 @@
+package dev.limiter.internal.client;
+
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.function.UnaryOperator;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import dev.limiter.Decision;
+import dev.limiter.RateLimiter;
+import dev.limiter.internal.AbstractRateLimiter;
+
+/**
+ * The quotas of the upstreams the application calls, found by the host of a request, and
+ * the limiter that counts them.
+ */
+public final class OutgoingQuotas {
+
+	private static final Logger logger = LoggerFactory.getLogger(OutgoingQuotas.class);
+
+	private final RateLimiter rateLimiter;
+
+	private final List<OutgoingQuota> quotas;
+
+	private final Map<String, OutgoingQuota> byHost = new LinkedHashMap<>();
+
+	private final Map<String, OutgoingQuota> byName = new LinkedHashMap<>();
+
+	private volatile UpstreamHolds holds = UpstreamHolds.LOCAL;
+
+	/**
+	 * Create the quotas.
+	 * @param rateLimiter the limiter that counts them (with the failure policies)
+	 * @param quotas the quotas, each with hosts no other quota has
+	 */
+	public OutgoingQuotas(RateLimiter rateLimiter, List<OutgoingQuota> quotas) {
+		this.rateLimiter = rateLimiter;
+		this.quotas = List.copyOf(quotas);
+		for (OutgoingQuota quota : quotas) {
+			this.byName.put(quota.name(), quota);
+			for (String host : quota.hosts()) {
+				OutgoingQuota other = this.byHost.putIfAbsent(host, quota);
+				if (other != null) {
+					throw new IllegalArgumentException("Host '" + host + "' is under limiter.clients." + other.name()
+							+ ".hosts and limiter.clients." + quota.name() + ".hosts; give each host to one client");
+				}
+			}
+		}
+	}
+
+	public RateLimiter rateLimiter() {
+		return this.rateLimiter;
+	}
+
+	public List<OutgoingQuota> quotas() {
+		return this.quotas;
+	}
+
+	/**
+	 * Share the holds that upstreams ask for with the other instances.
+	 * @param holds where holds are told
+	 */
+	public void setHolds(UpstreamHolds holds) {
+		this.holds = holds;
+	}
+
+	/**
+	 * Hold a client if its upstream's response says its quota is used up, here and,
+	 * through the store, on every instance.
+	 * @param quota the client's quota
+	 * @param status the response's status
+	 * @param headers the response's headers by name
+	 */
+	public void learn(OutgoingQuota quota, int status, UnaryOperator<String> headers) {
+		long now = System.currentTimeMillis();
+		UpstreamHold hold = UpstreamHold.of(status, headers, now);
+		if (hold != null && quota.hold(hold.duration(), hold.source())) {
+			this.holds.announce(quota.name(), now + hold.duration().toMillis());
+		}
+		UpstreamPolicy policy = UpstreamPolicy.of(headers.apply("RateLimit-Policy"));
+		if (policy != null) {
+			quota.follow(policy);
+		}
+	}
+
+	/**
+	 * Count a call that got its turn from when it was done: the upstream received it
+	 * between its turn and its response, so counted from the response, the next call a
+	 * window later can never arrive less than a window after it, however long this one
+	 * took to be sent (a connection to open). A store that cannot answer leaves it
+	 * counted from its turn.
+	 * @param turn the decision that gave the call its turn
+	 */
+	public void done(Decision turn) {
+		if (this.rateLimiter instanceof AbstractRateLimiter limiter) {
+			try {
+				limiter.moveToNow(turn);
+			}
+			catch (RuntimeException ex) {
+				logger.debug("Limiter could not count a call to an upstream from its response", ex);
+			}
+		}
+	}
+
+	/**
+	 * Take a hold that another instance learned.
+	 * @param client the client's name
+	 * @param untilMillis until when, in milliseconds since the epoch
+	 */
+	public void held(String client, long untilMillis) {
+		OutgoingQuota quota = this.byName.get(client);
+		if (quota != null) {
+			quota.hold(Duration.ofMillis(untilMillis - System.currentTimeMillis()), "told by another instance");
+		}
+	}
+
+	/**
+	 * Return the quota of a host.
+	 * @param host the host of a request, or {@code null}
+	 * @return its quota, or {@code null} when its requests are not limited
+	 */
+	public OutgoingQuota forHost(String host) {
+		return (host != null) ? this.byHost.get(host.toLowerCase(Locale.ROOT)) : null;
+	}
+
+}

@@ -1,0 +1,72 @@
+package dev.limiter.internal.store;
+
+import java.nio.charset.StandardCharsets;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import org.springframework.data.redis.connection.Message;
+import org.springframework.data.redis.connection.MessageListener;
+import org.springframework.data.redis.connection.RedisConnection;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.listener.ChannelTopic;
+
+import dev.limiter.internal.client.OutgoingQuotas;
+import dev.limiter.internal.client.UpstreamHolds;
+
+/**
+ * Shares the holds that upstreams ask for through Redis: an instance that learns one
+ * publishes {@code <client> <until ms>} on the channel {@code <prefix>holds}, and every
+ * instance holds that client until then. A hold that cannot be published stays on the
+ * instance that learned it.
+ */
+public final class RedisHolds implements UpstreamHolds, MessageListener {
+
+	private static final Logger logger = LoggerFactory.getLogger(RedisHolds.class);
+
+	private final RedisConnectionFactory connectionFactory;
+
+	private final ChannelTopic channel;
+
+	private final OutgoingQuotas quotas;
+
+	/**
+	 * Create the holds.
+	 * @param connectionFactory the application's Redis
+	 * @param keyPrefix the prefix of Limiter's keys and channels
+	 * @param quotas the quotas that take the holds other instances learned
+	 */
+	public RedisHolds(RedisConnectionFactory connectionFactory, String keyPrefix, OutgoingQuotas quotas) {
+		this.connectionFactory = connectionFactory;
+		this.channel = new ChannelTopic(keyPrefix + "holds");
+		this.quotas = quotas;
+	}
+
+	public ChannelTopic getChannel() {
+		return this.channel;
+	}
+
+	@Override
+	public void announce(String client, long untilMillis) {
+		try (RedisConnection connection = this.connectionFactory.getConnection()) {
+			connection.publish(this.channel.getTopic().getBytes(StandardCharsets.UTF_8),
+					(client + " " + untilMillis).getBytes(StandardCharsets.UTF_8));
+		}
+		catch (RuntimeException ex) {
+			logger.debug("Limiter could not tell the other instances that '{}' is held", client, ex);
+		}
+	}
+
+	@Override
+	public void onMessage(Message message, byte[] pattern) {
+		String text = new String(message.getBody(), StandardCharsets.UTF_8);
+		int space = text.lastIndexOf(' ');
+		try {
+			this.quotas.held(text.substring(0, space), Long.parseLong(text.substring(space + 1)));
+		}
+		catch (RuntimeException ex) {
+			logger.debug("Limiter ignored a hold it could not read: {}", text);
+		}
+	}
+
+}
