@@ -9,9 +9,12 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
+import dev.limiter.internal.actuate.ClientMetrics;
 import dev.limiter.internal.actuate.LimiterMetrics;
 import dev.limiter.internal.actuate.LimiterObservations;
 import dev.limiter.internal.call.RateLimitAspect;
+import dev.limiter.internal.client.OutgoingQuota;
+import dev.limiter.internal.client.OutgoingQuotas;
 
 /**
  * Auto-configuration of the limiter's Micrometer counters ({@link LimiterMetrics}), when
@@ -31,6 +34,17 @@ public final class LimiterMetricsAutoConfiguration {
 	@ConditionalOnMissingBean
 	LimiterMetrics limiterMetrics(MeterRegistry meterRegistry) {
 		return new LimiterMetrics(meterRegistry);
+	}
+
+	// Outgoing calls: waits, refusals and the upstream's rejections per client.
+	@Bean
+	@ConditionalOnBean(OutgoingQuotas.class)
+	@ConditionalOnMissingBean
+	ClientMetrics limiterClientMetrics(MeterRegistry meterRegistry, OutgoingQuotas quotas) {
+		ClientMetrics metrics = new ClientMetrics(meterRegistry,
+				quotas.quotas().stream().map(OutgoingQuota::name).toList());
+		quotas.setListener(metrics);
+		return metrics;
 	}
 
 	@Configuration(proxyBeanMethods = false)

@@ -49,7 +49,9 @@ public final class RateLimitClientHttpRequestInterceptor implements ClientHttpRe
 	}
 
 	private Decision awaitTurn(OutgoingQuota quota) {
+		long start = System.nanoTime();
 		long deadline = quota.deadline();
+		boolean waitedOnce = false;
 		while (true) {
 			long held = quota.heldFor();
 			Duration wait;
@@ -59,14 +61,19 @@ public final class RateLimitClientHttpRequestInterceptor implements ClientHttpRe
 			else {
 				Decision decision = quota.ask(this.quotas.rateLimiter());
 				if (decision.isAllowed()) {
+					if (waitedOnce) {
+						this.quotas.listener().waited(quota.name(), System.nanoTime() - start);
+					}
 					return decision;
 				}
 				wait = decision.retryAfter();
 			}
 			long nanos = quota.waitFor(wait, deadline);
 			if (nanos < 0) {
+				this.quotas.listener().refused(quota.name());
 				throw quota.refused(wait);
 			}
+			waitedOnce = true;
 			try {
 				Thread.sleep(nanos / 1_000_000, (int) (nanos % 1_000_000));
 			}

@@ -36,7 +36,7 @@ public final class RateLimitExchangeFilterFunction implements ExchangeFilterFunc
 		if (quota == null) {
 			return next.exchange(request);
 		}
-		return Mono.defer(() -> turn(quota, quota.deadline()))
+		return Mono.defer(() -> turn(quota, quota.deadline(), System.nanoTime(), false))
 			.flatMap((turn) -> next.exchange(request)
 				.doOnNext((response) -> this.quotas.learn(quota, response.statusCode().value(),
 						response.headers().asHttpHeaders()::getFirst))
@@ -49,24 +49,32 @@ public final class RateLimitExchangeFilterFunction implements ExchangeFilterFunc
 		return Mono.fromRunnable(() -> this.quotas.done(turn)).subscribeOn(Schedulers.boundedElastic()).then();
 	}
 
-	private Mono<Decision> turn(OutgoingQuota quota, long deadline) {
+	private Mono<Decision> turn(OutgoingQuota quota, long deadline, long start, boolean waited) {
 		long held = quota.heldFor();
 		if (held > 0) {
-			return waitThenTurn(quota, deadline, held);
+			return waitThenTurn(quota, deadline, start, held);
 		}
 		// the store answers on its own threads: the request goes on on Reactor's
 		return Mono.fromFuture(() -> quota.askAsync(this.quotas.rateLimiter()))
 			.publishOn(Schedulers.parallel())
-			.flatMap((decision) -> decision.isAllowed() ? Mono.just(decision)
-					: waitThenTurn(quota, deadline, Math.max(1, decision.retryAfter().toNanos())));
+			.flatMap((decision) -> {
+				if (decision.isAllowed()) {
+					if (waited) {
+						this.quotas.listener().waited(quota.name(), System.nanoTime() - start);
+					}
+					return Mono.just(decision);
+				}
+				return waitThenTurn(quota, deadline, start, Math.max(1, decision.retryAfter().toNanos()));
+			});
 	}
 
-	private Mono<Decision> waitThenTurn(OutgoingQuota quota, long deadline, long nanos) {
+	private Mono<Decision> waitThenTurn(OutgoingQuota quota, long deadline, long start, long nanos) {
 		long delay = quota.waitFor(Duration.ofNanos(nanos), deadline);
 		if (delay < 0) {
+			this.quotas.listener().refused(quota.name());
 			return Mono.error(quota.refused(Duration.ofNanos(nanos)));
 		}
-		return Mono.delay(Duration.ofNanos(delay)).then(Mono.defer(() -> turn(quota, deadline)));
+		return Mono.delay(Duration.ofNanos(delay)).then(Mono.defer(() -> turn(quota, deadline, start, true)));
 	}
 
 }

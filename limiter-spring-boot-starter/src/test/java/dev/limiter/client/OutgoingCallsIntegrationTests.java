@@ -10,6 +10,9 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -25,6 +28,7 @@ import org.springframework.web.client.RestClient;
 
 import dev.limiter.RateLimitExceededException;
 import dev.limiter.RateLimitUnavailableException;
+import dev.limiter.internal.actuate.ClientMetrics;
 import dev.limiter.internal.client.OutgoingQuota;
 import dev.limiter.internal.client.OutgoingQuotas;
 import dev.limiter.test.RedisServer;
@@ -90,6 +94,8 @@ class OutgoingCallsIntegrationTests {
 				double seconds = (admitted.get(99) - admitted.get(0)) / 1e9;
 				double rate = 80 / seconds;
 				assertThat(rate).as("requests per second after the first burst, quota 20").isBetween(18.0, 20.0);
+				long waited = waits(first).count() + waits(second).count();
+				assertThat(waited).as("requests that waited for their turn").isGreaterThan(50);
 			}
 			finally {
 				threads.shutdownNow();
@@ -110,6 +116,11 @@ class OutgoingCallsIntegrationTests {
 				.withMessageStartingWith("Calls to 'api' [127.0.0.1] wait for their turn at most 0s")
 				.satisfies((ex) -> assertThat(ex.getDecision().retryAfter()).isGreaterThan(Duration.ofMinutes(59)));
 			assertThat(upstream.admitted()).as("not sent").hasSize(1);
+			assertThat(context.getBean(MeterRegistry.class)
+				.get(ClientMetrics.REFUSED)
+				.tag("client", "api")
+				.counter()
+				.count()).isEqualTo(1);
 			RestClient other = RestClient.builder().build();
 			assertThat(other.get().uri(upstream.url("/data")).retrieve().body(String.class))
 				.as("a client built by hand, without the interceptor")
@@ -133,6 +144,11 @@ class OutgoingCallsIntegrationTests {
 					.uri(upstream.url("/busy"))
 					.retrieve()
 					.body(String.class));
+			assertThat(first.getBean(MeterRegistry.class)
+				.get(ClientMetrics.UPSTREAM_REJECTIONS)
+				.tags("client", "api", "status", "429")
+				.counter()
+				.count()).isEqualTo(1);
 			OutgoingQuota quota = second.getBean(OutgoingQuotas.class).forHost("127.0.0.1");
 			await().atMost(Duration.ofSeconds(1)).until(() -> quota.heldFor() > 0);
 			RestClient client = second.getBean(RestClient.Builder.class).build();
@@ -172,6 +188,30 @@ class OutgoingCallsIntegrationTests {
 		}
 	}
 
+	@Test
+	void withRedisDownTheLocalPolicyPacesEachInstanceOnItsOwn() throws Exception {
+		try (Upstream upstream = new Upstream(2, 1_000);
+				ConfigurableApplicationContext context = new SpringApplicationBuilder(ClientApplication.class)
+					.web(WebApplicationType.NONE)
+					.properties("spring.data.redis.host=127.0.0.1", "spring.data.redis.port=1",
+							"limiter.clients.api.hosts=127.0.0.1", "limiter.clients.api.threshold=2",
+							"limiter.clients.api.period=1s")
+					.run()) {
+			RestClient client = context.getBean(RestClient.Builder.class).build();
+			for (int i = 0; i < 4; i++) {
+				assertThat(client.get().uri(upstream.url("/data")).retrieve().body(String.class)).isEqualTo("ok");
+			}
+			assertThat(upstream.tooMany()).isZero();
+			List<Long> admitted = upstream.admitted();
+			assertThat(Duration.ofNanos(admitted.get(2) - admitted.get(0))).as("the third after the first left")
+				.isGreaterThanOrEqualTo(Duration.ofSeconds(1));
+		}
+	}
+
+	private static Timer waits(ConfigurableApplicationContext context) {
+		return context.getBean(MeterRegistry.class).get(ClientMetrics.WAITS).tag("client", "api").timer();
+	}
+
 	private static void awaitSubscribers(int count) {
 		await().atMost(Duration.ofSeconds(5))
 			.until(() -> ((List<?>) redis.command("PUBSUB", "NUMSUB", "limiter:holds")).get(1).toString(),
@@ -187,6 +227,11 @@ class OutgoingCallsIntegrationTests {
 		@Scope("prototype")
 		RestClient.Builder restClientBuilder() {
 			return RestClient.builder();
+		}
+
+		@Bean
+		MeterRegistry meterRegistry() {
+			return new SimpleMeterRegistry();
 		}
 
 	}

@@ -32,6 +32,8 @@ public final class OutgoingQuotas {
 
 	private volatile UpstreamHolds holds = UpstreamHolds.LOCAL;
 
+	private volatile ClientListener listener = ClientListener.NONE;
+
 	/**
 	 * Create the quotas.
 	 * @param rateLimiter the limiter that counts them (with the failure policies)
@@ -69,6 +71,22 @@ public final class OutgoingQuotas {
 	}
 
 	/**
+	 * Tell a listener, such as the metrics, what happens to the requests.
+	 * @param listener the listener
+	 */
+	public void setListener(ClientListener listener) {
+		this.listener = listener;
+	}
+
+	/**
+	 * Return who is told what happens to the requests.
+	 * @return the listener
+	 */
+	public ClientListener listener() {
+		return this.listener;
+	}
+
+	/**
 	 * Hold a client if its upstream's response says its quota is used up, here and,
 	 * through the store, on every instance.
 	 * @param quota the client's quota
@@ -76,6 +94,9 @@ public final class OutgoingQuotas {
 	 * @param headers the response's headers by name
 	 */
 	public void learn(OutgoingQuota quota, int status, UnaryOperator<String> headers) {
+		if (status == 429 || status == 503) {
+			this.listener.upstreamRejected(quota.name(), status);
+		}
 		long now = System.currentTimeMillis();
 		UpstreamHold hold = UpstreamHold.of(status, headers, now);
 		if (hold != null && quota.hold(hold.duration(), hold.source())) {
