@@ -115,6 +115,56 @@ public final class LimiterRedisConnection implements DisposableBean {
 	}
 
 	/**
+	 * Return how Redis makes room when it is full, as {@code CONFIG GET} reports it
+	 * (every node of a cluster alike is assumed).
+	 * @return {@code maxmemory-policy} and {@code maxmemory}, or {@code null} when Redis
+	 * does not say, as managed services that refuse {@code CONFIG} do
+	 */
+	public Eviction eviction() {
+		try (RedisConnection connection = this.connectionFactory.getConnection()) {
+			String policy = setting(connection.serverCommands().getConfig("maxmemory-policy"), "maxmemory-policy");
+			String maxmemory = setting(connection.serverCommands().getConfig("maxmemory"), "maxmemory");
+			return (policy != null && maxmemory != null) ? new Eviction(policy, Long.parseLong(maxmemory)) : null;
+		}
+		catch (RuntimeException ex) {
+			return null;
+		}
+	}
+
+	// A cluster's answer names each node before the setting's name.
+	private static String setting(java.util.Properties config, String name) {
+		if (config == null) {
+			return null;
+		}
+		for (String key : config.stringPropertyNames()) {
+			if (key.equals(name) || key.endsWith("." + name)) {
+				return config.getProperty(key);
+			}
+		}
+		return null;
+	}
+
+	/**
+	 * How Redis makes room when it is full.
+	 *
+	 * @param policy the {@code maxmemory-policy}
+	 * @param maxmemory the {@code maxmemory} in bytes, 0 for none
+	 */
+	public record Eviction(String policy, long maxmemory) {
+
+		/**
+		 * Return whether Redis drops keys when it is full: a limit of memory and a policy
+		 * other than {@code noeviction}. Limiter's keys all expire, so {@code volatile-*}
+		 * policies drop them too.
+		 * @return whether counters can be dropped
+		 */
+		public boolean dropsKeys() {
+			return this.maxmemory > 0 && !"noeviction".equals(this.policy);
+		}
+
+	}
+
+	/**
 	 * Close a client of this connection when the context closes, before the limiter's
 	 * factory: the limiter's script executor, whose connection and event-loop reference
 	 * are its own.
