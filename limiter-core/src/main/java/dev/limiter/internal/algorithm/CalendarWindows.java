@@ -17,7 +17,7 @@ import dev.limiter.Limit;
  * application's clock and picks the window by the server's. Times are microseconds since
  * the epoch.
  */
-public final class CalendarWindows {
+final class CalendarWindows {
 
 	// The latest boundaries of each calendar and zone: most calls fall in the window of
 	// the call before them, and drawing it anew takes a few java.time objects.
@@ -33,7 +33,7 @@ public final class CalendarWindows {
 	 * @param now the time, in microseconds since the epoch
 	 * @return the boundaries, ascending
 	 */
-	public static long[] around(Limit limit, long now) {
+	static long[] around(Limit limit, long now) {
 		if (limit.calendar() == null) {
 			long period = limit.periodMicros();
 			long start = Math.floorDiv(now, period) * period;
@@ -54,7 +54,7 @@ public final class CalendarWindows {
 	 * @param boundaries the boundaries from {@link #around}
 	 * @return the argument
 	 */
-	public static String argument(long[] boundaries) {
+	static String argument(long[] boundaries) {
 		return boundaries[0] + ":" + boundaries[1] + ":" + boundaries[2] + ":" + boundaries[3];
 	}
 
