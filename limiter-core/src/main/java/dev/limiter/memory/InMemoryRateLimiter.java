@@ -3,7 +3,6 @@ package dev.limiter.memory;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicLong;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -29,12 +28,13 @@ import dev.limiter.internal.algorithm.Window;
  * at once, give or take one per concurrent caller.
  * <p>
  * When the limiter holds its maximum of keys whose windows are still live, a call of a
- * key it does not hold is admitted without being counted: a degraded decision, as
- * {@link FailurePolicy#FAIL_OPEN} gives when a store cannot answer, so it carries no
- * quota and is counted as degraded by the starter's metrics; a warning says so at most
- * once a minute, and {@link #untrackedAdmissions()} counts them. Keys it holds stay
- * limited. Rejecting instead would lock out every new caller while a flood of distinct
- * keys lasts, and evicting live keys would let such a flood erase other callers' counts.
+ * key it does not hold evicts the least recently used sixteenth of them, which forget
+ * their counts; a warning says so at most once a minute, and {@link #evictedLiveKeys()}
+ * counts them. Every call stays counted: keys in use stay limited through a flood of
+ * distinct keys, and new callers are limited too. Admitting new keys uncounted would turn
+ * limiting off for every new caller while the flood lasts (and this store carries every
+ * limit during a Redis outage under the {@link FailurePolicy#LOCAL} policy); rejecting
+ * them would lock every new caller out.
  */
 public final class InMemoryRateLimiter extends AbstractRateLimiter {
 
@@ -46,8 +46,6 @@ public final class InMemoryRateLimiter extends AbstractRateLimiter {
 	private static final Logger logger = LoggerFactory.getLogger(InMemoryRateLimiter.class);
 
 	private final int maximumKeys;
-
-	private final AtomicLong untracked = new AtomicLong();
 
 	private volatile long nextWarning = Long.MIN_VALUE;
 
@@ -95,8 +93,8 @@ public final class InMemoryRateLimiter extends AbstractRateLimiter {
 	@Override
 	protected Decision doAcquire(String key, long permits, List<Limit> limits) {
 		long now = epochMicros(this.clock);
-		if (!this.keys.canHold(key, now)) {
-			return untracked(key, limits, now);
+		if (this.keys.makeRoom(key, now) > 0) {
+			warnEvicted();
 		}
 		Decision decision = this.keys.with(key, (entry) -> entry.acquire(now, permits, limits, this.countRejected));
 		this.keys.called(now);
@@ -143,24 +141,23 @@ public final class InMemoryRateLimiter extends AbstractRateLimiter {
 	}
 
 	/**
-	 * Return how many calls were admitted without being counted because the limiter held
-	 * its maximum of live keys.
-	 * @return the number of such calls since the limiter was created
+	 * Return how many keys were evicted before their windows emptied, to make room for
+	 * others while the limiter held its maximum of keys.
+	 * @return the number of such keys since the limiter was created
 	 */
-	public long untrackedAdmissions() {
-		return this.untracked.get();
+	public long evictedLiveKeys() {
+		return this.keys.evictedLiveKeys();
 	}
 
-	private Decision untracked(String key, List<Limit> limits, long now) {
-		this.untracked.incrementAndGet();
+	private void warnEvicted() {
 		long nanos = System.nanoTime();
 		if (nanos - this.nextWarning >= 0 || this.nextWarning == Long.MIN_VALUE) {
 			this.nextWarning = nanos + WARNING_INTERVAL_NANOS;
-			logger.warn("The in-memory rate limiter holds its maximum of {} live keys: calls of other keys are "
-					+ "admitted without being counted until held keys expire ({} so far; this warning repeats at "
-					+ "most once a minute)", this.maximumKeys, this.untracked.get());
+			logger.warn("The in-memory rate limiter holds its maximum of {} live keys: the least recently used are "
+					+ "evicted to make room for new ones and forget their counts ({} so far; raise the "
+					+ "maximum (limiter.memory.maximum-keys) if they are not a flood; this warning repeats at most once a "
+					+ "minute)", this.maximumKeys, evictedLiveKeys());
 		}
-		return Decision.failedOpen(limits.get(0), now);
 	}
 
 	/**

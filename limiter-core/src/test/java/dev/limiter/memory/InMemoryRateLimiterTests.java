@@ -12,7 +12,6 @@ import org.junit.jupiter.params.provider.EnumSource;
 import dev.limiter.Algorithm;
 
 import dev.limiter.Decision;
-import dev.limiter.FailurePolicy;
 import dev.limiter.Limit;
 import dev.limiter.RateLimiter;
 import dev.limiter.RateLimiterContractTests;
@@ -99,26 +98,27 @@ class InMemoryRateLimiterTests extends RateLimiterContractTests {
 	}
 
 	@Test
-	void aFullLimiterAdmitsUnheldKeysAsDegradedAndKeepsLimitingTheHeldOnes() {
+	void aFullLimiterEvictsTheLeastRecentlyUsedKeyAndCountsEveryCall() {
 		MutableClock clock = MutableClock.startingNow();
 		InMemoryRateLimiter limiter = new InMemoryRateLimiter(clock, false, 3);
 		Limit limit = Limit.of(1, Duration.ofSeconds(10));
-		for (String key : List.of("a", "b", "c")) {
+		for (String key : List.of("a", "b", "c", "a", "b")) {
 			assertThat(limiter.acquire(key, limit).isDegraded()).isFalse();
 		}
-		Decision untracked = limiter.acquire("d", limit);
-		assertThat(untracked.isAllowed()).isTrue();
-		assertThat(untracked.isDegraded()).isTrue();
-		assertThat(untracked.policy()).isEqualTo(FailurePolicy.FAIL_OPEN);
-		assertThat(untracked.remaining()).isEqualTo(-1);
-		assertThat(limiter.acquire("d", limit).isAllowed()).as("d is not counted").isTrue();
-		assertThat(limiter.untrackedAdmissions()).isEqualTo(2);
+		Decision newcomer = limiter.acquire("d", limit);
+		assertThat(newcomer.isAllowed()).isTrue();
+		assertThat(newcomer.isDegraded()).as("counted, not admitted blind").isFalse();
+		assertThat(newcomer.remaining()).isZero();
+		assertThat(limiter.acquire("d", limit).isAllowed()).as("d is counted").isFalse();
+		assertThat(limiter.evictedLiveKeys()).as("c, the least recently used").isEqualTo(1);
 		assertThat(limiter.size()).isEqualTo(3);
-		assertThat(limiter.acquire("a", limit).isAllowed()).as("held keys stay limited").isFalse();
+		assertThat(limiter.acquire("a", limit).isAllowed()).as("keys in use stay limited").isFalse();
+		assertThat(limiter.acquire("b", limit).isAllowed()).isFalse();
+		assertThat(limiter.acquire("c", limit).isAllowed()).as("c forgot its count").isTrue();
+		assertThat(limiter.evictedLiveKeys()).as("then d, the least recently used").isEqualTo(2);
 		clock.advance(Duration.ofSeconds(10));
-		Decision counted = limiter.acquire("d", limit);
-		assertThat(counted.isDegraded()).as("room once held keys expire").isFalse();
-		assertThat(limiter.acquire("d", limit).isAllowed()).isFalse();
+		assertThat(limiter.acquire("e", limit).isAllowed()).isTrue();
+		assertThat(limiter.evictedLiveKeys()).as("expired keys make room first").isEqualTo(2);
 	}
 
 	@Test

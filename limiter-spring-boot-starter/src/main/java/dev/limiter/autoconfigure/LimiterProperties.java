@@ -628,8 +628,8 @@ public class LimiterProperties implements InitializingBean {
 	public static class Memory {
 
 		/**
-		 * Most caller keys held at once; beyond, calls of other keys are admitted
-		 * uncounted and marked degraded, with a warning at most once a minute.
+		 * Most caller keys held at once; beyond, the least recently used are evicted and
+		 * forget their counts, with a warning at most once a minute.
 		 */
 		private int maximumKeys = 100_000;
 

@@ -207,10 +207,13 @@ class RateLimitStartupValidationTests {
 				Limit limit = Limit.of(1, Duration.ofMinutes(1));
 				assertThat(limiter.acquire("a", limit).isDegraded()).isFalse();
 				assertThat(limiter.acquire("b", limit).isDegraded()).isFalse();
+				assertThat(limiter.acquire("b", limit).isAllowed()).as("b is in use").isFalse();
 				Decision third = limiter.acquire("c", limit);
 				assertThat(third.isAllowed()).isTrue();
-				assertThat(third.isDegraded()).as("admitted uncounted").isTrue();
-				assertThat(limiter.acquire("a", limit).isAllowed()).as("held keys stay limited").isFalse();
+				assertThat(third.isDegraded()).as("counted").isFalse();
+				assertThat(limiter.acquire("c", limit).isAllowed()).isFalse();
+				assertThat(limiter.acquire("b", limit).isAllowed()).as("keys in use stay limited").isFalse();
+				assertThat(limiter.acquire("a", limit).isAllowed()).as("a, least recently used, was evicted").isTrue();
 			});
 	}
 
