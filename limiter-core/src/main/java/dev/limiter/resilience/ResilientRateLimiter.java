@@ -149,6 +149,15 @@ public final class ResilientRateLimiter extends AbstractRateLimiter {
 	}
 
 	/**
+	 * Return the store's latest failure since it last answered, such as a timeout or
+	 * Redis refusing a write when it is out of memory.
+	 * @return the failure, or {@code null} when the store answered the latest call
+	 */
+	public Throwable lastFailure() {
+		return this.breaker.lastFailure();
+	}
+
+	/**
 	 * Return how long until the open breaker lets a probe through to the store.
 	 * @return the time left open; zero when not open
 	 */

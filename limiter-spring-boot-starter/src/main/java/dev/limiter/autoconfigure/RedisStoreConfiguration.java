@@ -213,11 +213,7 @@ final class RedisStoreConfiguration {
 	private static void warnIfEvicting(LimiterRedisConnection connection) {
 		LimiterRedisConnection.Eviction eviction = connection.eviction();
 		if (eviction != null && eviction.dropsKeys()) {
-			logger.warn("Redis at {} drops keys when it is full (maxmemory-policy {}, maxmemory {} bytes): a dropped "
-					+ "counter forgets its calls and admits them again, so limits can be exceeded without a word. "
-					+ "Give the Redis that counts limits maxmemory-policy noeviction (a full Redis then fails "
-					+ "writes, and the failure policy decides), or memory to spare", connection.getAddress(),
-					eviction.policy(), eviction.maxmemory());
+			logger.warn("Redis at {} {}", connection.getAddress(), eviction.problem());
 		}
 	}
 

@@ -72,6 +72,8 @@ public final class CircuitBreaker {
 
 	private volatile long outageStartedAt;
 
+	private volatile Throwable lastFailure;
+
 	/**
 	 * Create a breaker.
 	 * @param failureThreshold consecutive failures that open it, at least 1
@@ -115,6 +117,9 @@ public final class CircuitBreaker {
 	 */
 	public void onSuccess() {
 		this.consecutiveFailures.set(0);
+		if (this.lastFailure != null) {
+			this.lastFailure = null;
+		}
 		if (this.state != State.CLOSED) {
 			synchronized (this) {
 				if (this.state != State.CLOSED) {
@@ -131,6 +136,7 @@ public final class CircuitBreaker {
 	 * @param cause the failure
 	 */
 	public void onFailure(Throwable cause) {
+		this.lastFailure = cause;
 		int failures = this.consecutiveFailures.incrementAndGet();
 		State current = this.state;
 		if (current == State.HALF_OPEN || (current == State.CLOSED && failures >= this.failureThreshold)) {
@@ -152,6 +158,14 @@ public final class CircuitBreaker {
 
 	public State state() {
 		return this.state;
+	}
+
+	/**
+	 * Return the store's latest failure since it last answered.
+	 * @return the failure, or {@code null} when the latest call was answered
+	 */
+	public Throwable lastFailure() {
+		return this.lastFailure;
 	}
 
 	/**

@@ -11,8 +11,9 @@ import dev.limiter.resilience.ResilientRateLimiter;
 /**
  * Checks the limiter's store for a health indicator, independently of the Spring Boot
  * line: the in-memory store is always up; Redis is down while the circuit breaker is open
- * (without paying the timeout again) and otherwise as a {@code PING} on the limiter's own
- * connection says.
+ * (without paying the timeout again, and saying why: the store's latest failure, such as
+ * a Redis out of memory) and otherwise as a {@code PING} on the limiter's own connection
+ * says. A Redis that evicts keys when full is up, with a detail that says what it costs.
  */
 public final class LimiterHealthCheck {
 
@@ -54,19 +55,41 @@ public final class LimiterHealthCheck {
 		if (this.rateLimiter instanceof ResilientRateLimiter resilient) {
 			ResilientRateLimiter.BreakerState state = resilient.breakerState();
 			details.put("breaker", state.name());
+			Throwable failure = resilient.lastFailure();
 			if (state == ResilientRateLimiter.BreakerState.OPEN) {
-				details.put("error", "Redis did not answer; calls are decided by their failure policy");
+				details.put("error", (failure != null) ? explain(failure)
+						: "Redis did not answer; calls are decided by their failure policy");
 				return new Result(Result.DOWN, details);
+			}
+			if (failure != null) {
+				details.put("lastFailure", explain(failure));
 			}
 		}
 		try {
 			this.connection.ping();
-			return new Result(Result.UP, details);
 		}
 		catch (RuntimeException ex) {
 			details.put("error", ex.getClass().getName() + ": " + ex.getMessage());
 			return new Result(Result.DOWN, details);
 		}
+		LimiterRedisConnection.Eviction eviction = this.connection.eviction();
+		if (eviction != null && eviction.dropsKeys()) {
+			details.put("eviction", "Redis " + eviction.problem());
+		}
+		return new Result(Result.UP, details);
+	}
+
+	/** A store failure in words, with what it means for limits. */
+	static String explain(Throwable failure) {
+		for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+			String message = cause.getMessage();
+			if (message != null && message.contains("OOM command not allowed")) {
+				return "Redis is out of memory and refuses the limits' writes (" + message + "): calls are decided "
+						+ "by their failure policy until memory frees; give Redis more maxmemory or fewer keys";
+			}
+		}
+		return failure.getClass().getName() + ": " + failure.getMessage()
+				+ "; calls are decided by their failure policy";
 	}
 
 	/**

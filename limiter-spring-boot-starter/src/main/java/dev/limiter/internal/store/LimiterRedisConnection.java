@@ -162,6 +162,18 @@ public final class LimiterRedisConnection implements DisposableBean {
 			return this.maxmemory > 0 && !"noeviction".equals(this.policy);
 		}
 
+		/**
+		 * Say what an evicting Redis does to limits and how to fix it, for the startup
+		 * warning and the health details.
+		 * @return the text, which starts after the words "Redis at host:port"
+		 */
+		public String problem() {
+			return "drops keys when it is full (maxmemory-policy " + this.policy + ", maxmemory " + this.maxmemory
+					+ " bytes): a dropped counter forgets its calls and admits them again, so limits can be "
+					+ "exceeded without a word. Give the Redis that counts limits maxmemory-policy noeviction (a "
+					+ "full Redis then refuses writes instead of forgetting counts), or memory to spare";
+		}
+
 	}
 
 	/**
