@@ -24,8 +24,7 @@ final class ClientBuilders implements BeanPostProcessor {
 	private static final boolean WEB_CLIENT = ClassUtils
 		.isPresent("org.springframework.web.reactive.function.client.WebClient", ClientBuilders.class.getClassLoader());
 
-	private static final Set<String> REST_TEMPLATE_BUILDERS = Set.of(
-			"org.springframework.boot.restclient.RestTemplateBuilder",
+	static final Set<String> REST_TEMPLATE_BUILDERS = Set.of("org.springframework.boot.restclient.RestTemplateBuilder",
 			"org.springframework.boot.web.client.RestTemplateBuilder");
 
 	/** The name of the filter's bean. */

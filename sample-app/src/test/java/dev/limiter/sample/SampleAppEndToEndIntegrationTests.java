@@ -22,9 +22,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class SampleAppEndToEndIntegrationTests {
 
-	private static RedisServer redis;
+	static RedisServer redis;
 
-	private static SampleInstances instances;
+	static SampleInstances instances;
 
 	@BeforeAll
 	static void startTwoInstances() throws Exception {

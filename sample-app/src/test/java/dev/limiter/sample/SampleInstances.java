@@ -35,6 +35,8 @@ final class SampleInstances implements AutoCloseable {
 
 	private final List<Path> logs = new ArrayList<>();
 
+	private final List<String> jvmOptions = new ArrayList<>();
+
 	/**
 	 * Start instances and wait until each says it listens.
 	 * @param count how many
@@ -43,7 +45,21 @@ final class SampleInstances implements AutoCloseable {
 	 * @return the instances
 	 */
 	static SampleInstances start(int count, RedisServer redis, String... arguments) throws Exception {
+		return start(count, redis, List.of(), arguments);
+	}
+
+	/**
+	 * Start instances with JVM options and wait until each says it listens.
+	 * @param count how many
+	 * @param redis the Redis they share
+	 * @param jvmOptions options of every instance's JVM, such as system properties
+	 * @param arguments further arguments of every instance, such as property overrides
+	 * @return the instances
+	 */
+	static SampleInstances start(int count, RedisServer redis, List<String> jvmOptions, String... arguments)
+			throws Exception {
 		SampleInstances instances = new SampleInstances();
+		instances.jvmOptions.addAll(jvmOptions);
 		try {
 			for (int i = 0; i < count; i++) {
 				instances.launch(redis, arguments);
@@ -57,6 +73,13 @@ final class SampleInstances implements AutoCloseable {
 			instances.close();
 			throw ex;
 		}
+	}
+
+	/**
+	 * Return what one instance logged so far.
+	 */
+	String log(int index) throws IOException {
+		return Files.readString(this.logs.get(index));
 	}
 
 	int port(int index) {
@@ -114,8 +137,9 @@ final class SampleInstances implements AutoCloseable {
 		}
 		int port = RedisServer.freePort();
 		Path log = Files.createTempFile("sample-app-" + port, ".log");
-		List<String> command = new ArrayList<>(List.of(javaBinary(), "-Xmx512m", "-jar", jar.toString(),
-				"--server.port=" + port, "--spring.data.redis.host=127.0.0.1",
+		List<String> command = new ArrayList<>(List.of(javaBinary(), "-Xmx512m"));
+		command.addAll(this.jvmOptions);
+		command.addAll(List.of("-jar", jar.toString(), "--server.port=" + port, "--spring.data.redis.host=127.0.0.1",
 				"--spring.data.redis.port=" + redis.port(), "--sample.demo-redis=false"));
 		command.addAll(List.of(arguments));
 		this.processes.add(new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start());

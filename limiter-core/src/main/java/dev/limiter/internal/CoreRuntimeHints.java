@@ -1,0 +1,24 @@
+package dev.limiter.internal;
+
+import org.springframework.aot.hint.MemberCategory;
+import org.springframework.aot.hint.RuntimeHints;
+import org.springframework.aot.hint.RuntimeHintsRegistrar;
+
+import dev.limiter.Decision;
+
+/**
+ * What the engine reads reflectively or as resources, for AOT processing and native
+ * images: the Lua scripts it composes, and the methods of {@link Decision} that
+ * {@link Decisions} reaches through method handles.
+ */
+final class CoreRuntimeHints implements RuntimeHintsRegistrar {
+
+	@Override
+	public void registerHints(RuntimeHints hints, ClassLoader classLoader) {
+		hints.resources().registerPattern("META-INF/scripts/*.lua");
+		hints.resources().registerPattern("META-INF/scripts/algorithms/*.lua");
+		hints.reflection().registerType(Decision.class, MemberCategory.INVOKE_DECLARED_METHODS);
+		hints.reflection().registerType(Decision.Grant.class, MemberCategory.INVOKE_DECLARED_METHODS);
+	}
+
+}
