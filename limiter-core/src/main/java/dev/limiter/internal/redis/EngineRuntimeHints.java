@@ -1,4 +1,4 @@
-package dev.limiter.internal;
+package dev.limiter.internal.redis;
 
 import org.springframework.aot.hint.MemberCategory;
 import org.springframework.aot.hint.RuntimeHints;
@@ -9,9 +9,10 @@ import dev.limiter.Decision;
 /**
  * What the engine reads reflectively or as resources, for AOT processing and native
  * images: the Lua scripts it composes, and the methods of {@link Decision} that
- * {@link Decisions} reaches through method handles.
+ * {@code Decisions} reaches through method handles. It sits with the Redis transport, the
+ * one part of the engine that uses Spring.
  */
-final class CoreRuntimeHints implements RuntimeHintsRegistrar {
+final class EngineRuntimeHints implements RuntimeHintsRegistrar {
 
 	@Override
 	public void registerHints(RuntimeHints hints, ClassLoader classLoader) {
