@@ -508,6 +508,27 @@ public abstract class AlgorithmContractTests {
 		assertThat(limiter.charge(limiter.acquire("small", 1_000, List.of(limit)), 0).remaining()).isZero();
 	}
 
+	@ParameterizedTest
+	@EnumSource(value = Algorithm.class, mode = EnumSource.Mode.EXCLUDE, names = "SLIDING_LOG")
+	void aHugeChargeExhaustsTheWindowWithoutOverflowing(Algorithm algorithm) {
+		RateLimiter limiter = limiter(this.clock, false);
+		Limit limit = Limit.of("tokens", 1_000, Duration.ofHours(1)).withAlgorithm(algorithm);
+		this.clock.set(java.time.Instant.parse("2026-11-24T10:00:00Z"));
+		for (long huge : new long[] { Long.MAX_VALUE, Long.MAX_VALUE / 2, Integer.MAX_VALUE * 10L }) {
+			String key = "huge-" + huge;
+			Decision charged = limiter.charge(limiter.acquire(key, limit), huge);
+			assertThat(charged.remaining()).as("%s: nothing left", huge).isZero();
+			Decision next = limiter.acquire(key, limit);
+			assertThat(next.isAllowed()).as("%s: no overflow back to room", huge).isFalse();
+			assertThat(next.retryAfter()).as("%s: a wait the caller can read", huge)
+				.isPositive()
+				.isLessThanOrEqualTo(Duration.ofDays(36_500));
+			assertThat(limiter.charge(limiter.acquire(key + "-again", limit), -huge).remaining())
+				.as("%s: a huge give-back returns at most the reservation", huge)
+				.isEqualTo(1_000);
+		}
+	}
+
 	@Test
 	void aChargeUnderTheSlidingLogIsRefusedAndARejectionIsNotCharged() {
 		RateLimiter limiter = limiter(this.clock, false);

@@ -71,6 +71,11 @@ public abstract class AbstractRateLimiter implements RateLimiter {
 	 * Check a charge once and pass it to {@link #doCharge}; decorators override it to
 	 * pass the decision to the limiter that granted it.
 	 */
+	/**
+	 * The largest charge passed to a store: Lua's numbers hold integers exactly to 2^53.
+	 */
+	static final long MAX_CHARGE = 1L << 53;
+
 	@Override
 	public Decision charge(Decision decision, long permits) {
 		Decision.Grant grant = chargeable(decision, permits);
@@ -119,9 +124,23 @@ public abstract class AbstractRateLimiter implements RateLimiter {
 		return grant;
 	}
 
-	// Less than the reservation gives back at most the reservation.
-	private static long clamped(Decision.Grant grant, long permits) {
-		return Math.max(permits, -grant.permits());
+	/**
+	 * Less than the reservation gives back at most the reservation; more than any window
+	 * can tell apart is cut to the most that can: every limit held for the longest period
+	 * a limit may have, and never past 2^53, the integers Lua's numbers and Redis's
+	 * counters hold exactly. A charge of {@code Long.MAX_VALUE} used to overflow back
+	 * into room.
+	 */
+	static long clamped(Decision.Grant grant, long permits) {
+		long ceiling = MAX_CHARGE;
+		long longest = Limit.MAX_PERIOD.toMillis();
+		for (Limit limit : grant.limits()) {
+			long period = Math.max(1, limit.period().toMillis());
+			long periods = (longest + period - 1) / period;
+			long most = (periods > ceiling / limit.threshold()) ? ceiling : limit.threshold() * periods;
+			ceiling = Math.min(ceiling, most);
+		}
+		return Math.max(Math.min(permits, ceiling), -grant.permits());
 	}
 
 	/**
