@@ -264,7 +264,7 @@ public class RateLimitsEndpoint {
 			}
 			Map<?, ?> given = (value != null) ? (Map<?, ?>) value : Map.of();
 			Object planThreshold = given.get("threshold");
-			if (planThreshold != null && !(planThreshold instanceof Number)) {
+			if (planThreshold != null && !isWholeLong(planThreshold)) {
 				throw new IllegalArgumentException(
 						"plans." + plan + ".threshold: '" + planThreshold + "' is not a whole number");
 			}
@@ -275,9 +275,24 @@ public class RateLimitsEndpoint {
 		return planNumbers;
 	}
 
+	// JSON numbers arrive as Integer, Long, BigInteger or a decimal: only an exact long
+	// is a threshold, so that a fraction or an overflow is refused rather than truncated.
+	private static boolean isWholeLong(Object value) {
+		if (value instanceof Integer || value instanceof Long) {
+			return true;
+		}
+		return value instanceof java.math.BigInteger big && big.bitLength() < 64;
+	}
+
 	private static java.time.Duration duration(String field, String text) {
 		if (text == null || text.isBlank()) {
 			return null;
+		}
+		if (text.strip().matches("[-+]?\\d+")) {
+			// A bare number would be read as milliseconds: 60 meant as a minute would
+			// become 60 ms.
+			throw new IllegalArgumentException(
+					field + ": '" + text.strip() + "' has no unit (write it as 1m, 30s, 500ms or PT1M)");
 		}
 		try {
 			return DurationStyle.detectAndParse(text.strip());

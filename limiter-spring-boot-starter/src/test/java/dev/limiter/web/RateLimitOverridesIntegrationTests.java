@@ -201,6 +201,19 @@ class RateLimitOverridesIntegrationTests {
 			assertThat(endpoint.override("daily", null, 10L, "2m", null, OPERATOR).getBody().get("error")).isEqualTo(
 					"period: limit 'daily' is counted by the day of a calendar, which a period does not change; set "
 							+ "its threshold");
+			assertThat(endpoint.override("search", null, null, "60", null, OPERATOR).getBody().get("error"))
+				.as("a bare number would be 60 ms")
+				.isEqualTo("period: '60' has no unit (write it as 1m, 30s, 500ms or PT1M)");
+			for (Object threshold : new Object[] { 1.5, new java.math.BigInteger("99999999999999999999"), "ten" }) {
+				assertThat(endpoint
+					.override("tiers", null, null, null, Map.of("pro", Map.of("threshold", threshold)), OPERATOR)
+					.getBody()
+					.get("error")).as(threshold.toString())
+					.isEqualTo("plans.pro.threshold: '" + threshold + "' is not a whole number");
+			}
+			assertThat(endpoint.override("tiers", null, null, null, Map.of("pro", Map.of("period", 60)), OPERATOR)
+				.getBody()
+				.get("error")).isEqualTo("plans.pro.period: '60' has no unit (write it as 1m, 30s, 500ms or PT1M)");
 			assertThat(endpoint.override("nothing", null, 10L, null, null, OPERATOR).getStatus()).isEqualTo(404);
 			assertThat(threshold(endpoint)).isEqualTo(3);
 			assertThat(redis.command("EXISTS", "limiter:overrides")).isEqualTo(0L);

@@ -1,6 +1,7 @@
 package dev.limiter.sample;
 
 import java.net.URI;
+import java.net.URLEncoder;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -122,6 +123,38 @@ class RateLimitsEndpointTests {
 				+ "\"configured\":{\"threshold\":3,\"period\":\"10s\"},\"appliesTo\":\"every instance\"}");
 		assertThat(send("GET", "/actuator/ratelimits/search", null).body())
 			.contains("\"source\":\"limiter.limits.search\"");
+	}
+
+	/**
+	 * Hostile writes to the endpoint: each is answered with a 4xx that says what is
+	 * wrong, and none changes the overrides in Redis or the numbers in force.
+	 */
+	@Test
+	void hostileWritesAreRefusedAndChangeNothing() throws Exception {
+		Object before = redis.command("HGETALL", "limiter:overrides");
+		String[][] bodies = { { "{\"threshold\": ", "malformed JSON" }, { "[1, 2]", "not an object" },
+				{ "{\"threshold\": -5}", "negative" }, { "{\"threshold\": 99999999999999999999}", "overflowing" },
+				{ "{\"threshold\": 2147483648}", "past an int" }, { "{\"threshold\": \"ten\"}", "not a number" },
+				{ "{\"threshold\": 1.5}", "a fraction" }, { "{\"period\": \"-1s\"}", "a negative period" },
+				{ "{\"period\": \"99999999999d\"}", "an overflowing period" },
+				{ "{\"period\": 60}", "a period without a unit" }, { "{\"plans\": 5}", "plans not an object" },
+				{ "{\"plans\": {\"gold\": {\"threshold\": 9}}}", "an unknown plan" } };
+		for (String[] body : bodies) {
+			HttpResponse<String> answer = send("POST", "/actuator/ratelimits/search", "admin", body[0]);
+			System.out.printf("hostile write, %s: %d %s%n", body[1], answer.statusCode(), answer.body());
+			assertThat(answer.statusCode()).as(body[1]).isBetween(400, 499);
+		}
+		String braces = URLEncoder.encode("{search}", StandardCharsets.UTF_8);
+		for (String name : new String[] { braces, "x".repeat(10 * 1024), "%7B%7D%7Btag%7D" }) {
+			HttpResponse<String> answer = send("POST", "/actuator/ratelimits/" + name, "admin", "{\"threshold\": 5}");
+			System.out.printf("hostile write, name of %d characters: %d%n", name.length(), answer.statusCode());
+			assertThat(answer.statusCode()).as("name " + name.substring(0, Math.min(20, name.length())))
+				.isBetween(400, 499);
+		}
+		assertThat(redis.command("HGETALL", "limiter:overrides")).as("nothing written").isEqualTo(before);
+		assertThat(send("GET", "/actuator/ratelimits/search", null).body())
+			.contains("\"source\":\"limiter.limits.search\"");
+		assertThat(statuses("bob", 4)).as("the configured 3 per 10 s").containsExactly(200, 200, 200, 429);
 	}
 
 	private List<Integer> statuses(String user, int calls) throws Exception {
