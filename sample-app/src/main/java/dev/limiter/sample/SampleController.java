@@ -136,6 +136,16 @@ class SampleController {
 	}
 
 	/**
+	 * At most 2 a second, and a call over it waits its turn, up to 3 seconds, instead of
+	 * being answered 429 at once.
+	 */
+	@RateLimit(threshold = 2, period = 1, maxWait = "3s")
+	@GetMapping("/queue")
+	String queue() {
+		return "served";
+	}
+
+	/**
 	 * The limit sits on the service method, not here.
 	 */
 	@GetMapping("/reports/export")

@@ -2,7 +2,6 @@ package dev.limiter.sample;
 
 import java.util.List;
 
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 import dev.limiter.test.RedisServer;
@@ -16,18 +15,17 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class AotEndToEndIntegrationTests extends SampleAppEndToEndIntegrationTests {
 
-	// Hides the inherited start: the same two instances, from the AOT-generated code.
-	@BeforeAll
-	static void startTwoInstances() throws Exception {
-		redis = RedisServer.start();
-		instances = SampleInstances.start(2, redis, List.of("-Dspring.aot.enabled=true"),
+	// The same two instances, from the AOT-generated code.
+	@Override
+	SampleInstances start(RedisServer redis) throws Exception {
+		return SampleInstances.start(2, redis, List.of("-Dspring.aot.enabled=true"),
 				"--limiter.limits.orders-burst.period=5s");
 	}
 
 	@Test
 	void theInstancesRunTheAotProcessedApplication() throws Exception {
-		assertThat(instances.log(0)).contains("Starting AOT-processed SampleApplication");
-		assertThat(instances.log(1)).contains("Starting AOT-processed SampleApplication");
+		assertThat(this.instances.log(0)).contains("Starting AOT-processed SampleApplication");
+		assertThat(this.instances.log(1)).contains("Starting AOT-processed SampleApplication");
 	}
 
 }

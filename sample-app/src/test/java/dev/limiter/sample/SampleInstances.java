@@ -82,6 +82,10 @@ final class SampleInstances implements AutoCloseable {
 		return Files.readString(this.logs.get(index));
 	}
 
+	long pid(int index) {
+		return this.processes.get(index).pid();
+	}
+
 	int port(int index) {
 		return this.ports.get(index);
 	}
