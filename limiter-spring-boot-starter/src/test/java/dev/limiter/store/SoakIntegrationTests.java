@@ -1,0 +1,202 @@
+package dev.limiter.store;
+
+import java.lang.management.ManagementFactory;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
+
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+
+import dev.limiter.Decision;
+import dev.limiter.Limit;
+import dev.limiter.RateLimiter;
+import dev.limiter.test.RedisSentinels;
+import dev.limiter.test.RedisServer;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * A soak: two instances of the starter on one replicated Redis under Sentinel, at a
+ * steady load over 50 keys for {@code limiter.soak.minutes} (30 by default), while the
+ * replica is restarted, the master is killed and fails over, and the former master is
+ * restarted. Sampled every thirtieth of the run: the heap after a full GC, the live
+ * threads, Redis's used memory and key count. At the end, the admissions Redis decided,
+ * by its clock, against the exact oracle. Run with {@code -Psoak}; the figures are in
+ * docs/operations.md.
+ */
+@Tag("soak")
+class SoakIntegrationTests {
+
+	private static final Duration RUN = Duration.ofMinutes(Integer.getInteger("limiter.soak.minutes", 30));
+
+	private static final Limit LIMIT = Limit.of("soak", 5, Duration.ofSeconds(1));
+
+	private static final int KEYS = 50;
+
+	private static final int THREADS_PER_INSTANCE = 2;
+
+	/** Calls per second of each thread: 400 a second in all, 8 per key against 5. */
+	private static final int RATE = 100;
+
+	private final Map<String, ConcurrentLinkedQueue<Long>> admitted = new ConcurrentHashMap<>();
+
+	private final AtomicBoolean running = new AtomicBoolean(true);
+
+	private final AtomicLong calls = new AtomicLong();
+
+	private final AtomicLong errors = new AtomicLong();
+
+	private final AtomicLong rejected = new AtomicLong();
+
+	private final AtomicLong degraded = new AtomicLong();
+
+	private final AtomicLong slowestNanos = new AtomicLong();
+
+	@Test
+	void aLongSteadyLoadThroughRestartsAndAFailoverLeavesNothingBehind() throws Exception {
+		try (RedisSentinels redis = RedisSentinels.start(Duration.ofSeconds(1))) {
+			String[] properties = { "spring.data.redis.sentinel.master=" + RedisSentinels.MASTER_NAME,
+					"spring.data.redis.sentinel.nodes=" + String.join(",", redis.sentinelAddresses()) };
+			FailoverLoad.application(properties).run((first) -> FailoverLoad.application(properties).run((second) -> {
+				List<Sample> samples = new ArrayList<>();
+				CountDownLatch stopped = new CountDownLatch(2 * THREADS_PER_INSTANCE);
+				for (RateLimiter limiter : List.of(first.getBean(RateLimiter.class),
+						second.getBean(RateLimiter.class))) {
+					for (int t = 0; t < THREADS_PER_INSTANCE; t++) {
+						Thread thread = new Thread(() -> load(limiter, stopped), "soak-load");
+						thread.setDaemon(true);
+						thread.start();
+					}
+				}
+				long start = System.nanoTime();
+				long step = RUN.toNanos() / 30;
+				List<String> events = new ArrayList<>();
+				for (int i = 1; i <= 30; i++) {
+					sleepUntil(start + i * step);
+					if (i == 8) {
+						redis.replica().restart();
+						events.add("replica restarted at " + minutes(start));
+					}
+					if (i == 15) {
+						RedisServer former = redis.master();
+						former.kill();
+						redis.awaitMasterOtherThan(former, Duration.ofSeconds(60));
+						events.add("master killed and failed over at " + minutes(start));
+						former.restart();
+						events.add("former master restarted at " + minutes(start));
+					}
+					samples.add(sample(redis, minutes(start)));
+				}
+				this.running.set(false);
+				assertThat(stopped.await(30, TimeUnit.SECONDS)).isTrue();
+				long overAdmission = overAdmission();
+				System.out.printf(
+						"soak, %d min: %d calls, %d rejected, %d decided by the policy, %d errors, slowest %d ms; "
+								+ "over-admission by the oracle %d; %s%n",
+						RUN.toMinutes(), this.calls.get(), this.rejected.get(), this.degraded.get(), this.errors.get(),
+						TimeUnit.NANOSECONDS.toMillis(this.slowestNanos.get()), overAdmission, events);
+				samples.forEach((sample) -> System.out.println("soak sample: " + sample));
+				Sample settled = samples.get(2);
+				Sample last = samples.get(samples.size() - 1);
+				assertThat(this.errors.get()).as("exceptions that reached a caller").isZero();
+				assertThat(overAdmission).as("over-admission: at most what one failover loses")
+					.isLessThanOrEqualTo(LIMIT.threshold());
+				assertThat(last.heapMb()).as("heap after GC, MB").isLessThanOrEqualTo(settled.heapMb() + 32);
+				assertThat(last.threads()).as("live threads").isLessThanOrEqualTo(settled.threads() + 10);
+				assertThat(last.redisKeys()).as("Redis keys").isLessThanOrEqualTo(2L * KEYS + 10);
+				assertThat(last.redisKb()).as("Redis used memory, KB").isLessThanOrEqualTo(settled.redisKb() + 4096);
+			}));
+		}
+	}
+
+	private void load(RateLimiter limiter, CountDownLatch stopped) {
+		long interval = TimeUnit.SECONDS.toNanos(1) / RATE;
+		long next = System.nanoTime();
+		try {
+			while (this.running.get()) {
+				String key = "soak-" + ThreadLocalRandom.current().nextInt(KEYS);
+				long start = System.nanoTime();
+				try {
+					Decision decision = limiter.acquire(key, LIMIT);
+					if (decision.isDegraded()) {
+						this.degraded.incrementAndGet();
+					}
+					else if (decision.isAllowed()) {
+						this.admitted.computeIfAbsent(key, (k) -> new ConcurrentLinkedQueue<>())
+							.add(decision.decidedAtMicros());
+					}
+					else {
+						this.rejected.incrementAndGet();
+					}
+				}
+				catch (RuntimeException ex) {
+					this.errors.incrementAndGet();
+				}
+				this.calls.incrementAndGet();
+				this.slowestNanos.accumulateAndGet(System.nanoTime() - start, Math::max);
+				next += interval;
+				sleepUntil(next);
+			}
+		}
+		finally {
+			stopped.countDown();
+		}
+	}
+
+	/** Admissions above the threshold in any window of each key, by Redis's clock. */
+	private long overAdmission() {
+		long windowMicros = LIMIT.period().toNanos() / 1_000;
+		long over = 0;
+		for (ConcurrentLinkedQueue<Long> times : this.admitted.values()) {
+			long[] sorted = times.stream().mapToLong(Long::longValue).sorted().toArray();
+			long most = 0;
+			int from = 0;
+			for (int to = 0; to < sorted.length; to++) {
+				while (sorted[to] - sorted[from] >= windowMicros) {
+					from++;
+				}
+				most = Math.max(most, to - from + 1);
+			}
+			over += Math.max(0, most - LIMIT.threshold());
+		}
+		return over;
+	}
+
+	private static Sample sample(RedisSentinels redis, double minute) {
+		for (int i = 0; i < 3; i++) {
+			System.gc();
+		}
+		long heap = ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed();
+		int threads = ManagementFactory.getThreadMXBean().getThreadCount();
+		RedisServer master = (redis.currentMasterPort() == redis.master().port()) ? redis.master() : redis.replica();
+		String info = String.valueOf(master.command("INFO", "memory"));
+		long usedMemory = Long.parseLong(info.replaceAll("(?s).*used_memory:(\\d+).*", "$1"));
+		long keys = (Long) master.command("DBSIZE");
+		return new Sample(minute, heap / (1024 * 1024), threads, usedMemory / 1024, keys);
+	}
+
+	private static double minutes(long start) {
+		return Math.round((System.nanoTime() - start) / 6e8) / 100.0;
+	}
+
+	private static void sleepUntil(long nanoTime) {
+		long left;
+		while ((left = nanoTime - System.nanoTime()) > 0) {
+			LockSupport.parkNanos(left);
+		}
+	}
+
+	private record Sample(double minute, long heapMb, int threads, long redisKb, long redisKeys) {
+	}
+
+}
