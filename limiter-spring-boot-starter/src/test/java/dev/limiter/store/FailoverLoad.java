@@ -148,20 +148,29 @@ final class FailoverLoad {
 	 */
 	Figures figures(long faultAt) {
 		long[] times = this.admittedAtMicros.stream().mapToLong(Long::longValue).sorted().toArray();
-		long windowMicros = this.limit.period().toNanos() / 1_000;
-		long most = 0;
-		int from = 0;
-		for (int to = 0; to < times.length; to++) {
-			while (times[to] - times[from] >= windowMicros) {
-				from++;
-			}
-			most = Math.max(most, to - from + 1);
-		}
+		long most = mostInAnyWindow(times, this.limit.period().toNanos() / 1_000);
 		long lastUnexact = this.lastUnexactEnd.get();
 		long exactAfter = (lastUnexact == Long.MIN_VALUE) ? 0 : Math.max(0, lastUnexact - faultAt);
 		return new Figures(this.calls.get(), this.errors.get(), this.degradedAdmissions.get(),
 				TimeUnit.NANOSECONDS.toMillis(this.slowestNanos.get()), TimeUnit.NANOSECONDS.toMillis(exactAfter), most,
 				Math.max(0, most - this.limit.threshold()));
+	}
+
+	/**
+	 * Return the most admissions in any window: the exact oracle of a sliding window.
+	 * @param sortedMicros the admissions' times, sorted
+	 * @param windowMicros the window
+	 */
+	static long mostInAnyWindow(long[] sortedMicros, long windowMicros) {
+		long most = 0;
+		int from = 0;
+		for (int to = 0; to < sortedMicros.length; to++) {
+			while (sortedMicros[to] - sortedMicros[from] >= windowMicros) {
+				from++;
+			}
+			most = Math.max(most, to - from + 1);
+		}
+		return most;
 	}
 
 	/**
