@@ -60,11 +60,11 @@ class LimiterRuntimeHintsTests {
 	@Test
 	void theDecisionMethodsReachedThroughMethodHandlesAreReflectionHints() {
 		for (String method : new String[] { "granting", "decidedBy", "keeping" }) {
-			assertThat(RuntimeHintsPredicates.reflection().onMethodInvocation(Decision.class, method)).as(method)
+			assertThat(RuntimeHintsPredicates.reflection().onMethod(Decision.class, method).invoke()).as(method)
 				.accepts(this.hints);
 		}
 		for (String method : new String[] { "claim", "claimed" }) {
-			assertThat(RuntimeHintsPredicates.reflection().onMethodInvocation(Decision.Grant.class, method)).as(method)
+			assertThat(RuntimeHintsPredicates.reflection().onMethod(Decision.Grant.class, method).invoke()).as(method)
 				.accepts(this.hints);
 		}
 	}
@@ -78,7 +78,7 @@ class LimiterRuntimeHintsTests {
 		for (Method method : new Method[] { ReflectionUtils.findMethod(health, "status", String.class),
 				ReflectionUtils.findMethod(builder, "withDetails", java.util.Map.class),
 				ReflectionUtils.findMethod(builder, "build") }) {
-			assertThat(RuntimeHintsPredicates.reflection().onMethodInvocation(method)).as(method.toString())
+			assertThat(RuntimeHintsPredicates.reflection().onMethod(method).invoke()).as(method.toString())
 				.accepts(this.hints);
 		}
 	}
@@ -103,13 +103,12 @@ class LimiterRuntimeHintsTests {
 		contribution.applyTo(new DefaultGenerationContext(new ClassNameGenerator(ClassName.get(getClass())),
 				new InMemoryGeneratedFiles(), beanHints), null);
 		Method search = ReflectionUtils.findMethod(Limited.class, "search", String.class);
-		assertThat(RuntimeHintsPredicates.reflection().onMethodInvocation(search)).accepts(beanHints);
+		assertThat(RuntimeHintsPredicates.reflection().onMethod(search).invoke()).accepts(beanHints);
 		assertThat(RuntimeHintsPredicates.reflection().onType(RateLimit.class)).accepts(beanHints);
 		assertThat(RuntimeHintsPredicates.reflection()
-			.onMethodInvocation(
-					ClassUtils.resolveClassName("jakarta.servlet.http.HttpServletRequest", this.classLoader),
-					"getHeader"))
-			.accepts(beanHints);
+			.onMethod(ClassUtils.resolveClassName("jakarta.servlet.http.HttpServletRequest", this.classLoader),
+					"getHeader")
+			.invoke()).accepts(beanHints);
 		assertThat(RuntimeHintsPredicates.reflection()
 			.onType(TypeReference.of("org.springframework.web.server.ServerWebExchange"))).accepts(beanHints);
 	}
