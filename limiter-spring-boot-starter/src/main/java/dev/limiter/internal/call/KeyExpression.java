@@ -10,6 +10,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import org.springframework.context.expression.BeanFactoryResolver;
+import org.springframework.core.KotlinDetector;
 import org.springframework.core.StandardReflectionParameterNameDiscoverer;
 import org.springframework.expression.EvaluationContext;
 import org.springframework.expression.Expression;
@@ -184,8 +185,11 @@ final class KeyExpression {
 
 	private static List<KeyVariable> variables(String description, Method method, String keySource,
 			Expression expression, String attribute) {
+		// A suspend function's last parameter is the Continuation the compiler adds:
+		// never an argument the expression can mean.
+		int count = method.getParameterCount() - (KotlinDetector.isSuspendingFunction(method) ? 1 : 0);
 		String[] names = parameterNames.getParameterNames(method);
-		List<String> parameters = (names != null) ? Arrays.asList(names) : List.of();
+		List<String> parameters = (names != null) ? Arrays.asList(names).subList(0, count) : List.of();
 		Set<String> referenced = new LinkedHashSet<>();
 		if (expression instanceof SpelExpression spel) {
 			collectVariables(spel.getAST(), referenced);
@@ -194,7 +198,7 @@ final class KeyExpression {
 		for (String name : referenced) {
 			int index = parameters.indexOf(name);
 			Matcher alias = ALIAS.matcher(name);
-			if (index < 0 && alias.matches() && Integer.parseInt(alias.group(1)) < method.getParameterCount()) {
+			if (index < 0 && alias.matches() && Integer.parseInt(alias.group(1)) < count) {
 				index = Integer.parseInt(alias.group(1));
 			}
 			if (index >= 0) {

@@ -1,13 +1,19 @@
 package dev.limiter.internal.call;
 
 import java.lang.reflect.Method;
+import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 
 import org.aopalliance.intercept.MethodInvocation;
 import org.reactivestreams.Publisher;
 import org.springframework.aop.ProxyMethodInvocation;
+import org.springframework.core.KotlinDetector;
+import org.springframework.core.ReactiveAdapter;
+import org.springframework.core.ReactiveAdapterRegistry;
+import org.springframework.util.ClassUtils;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
@@ -16,11 +22,15 @@ import dev.limiter.Decision;
 import dev.limiter.internal.call.CallPreparation.PreparedCall;
 
 /**
- * The aspect's path for methods that return a {@code Mono} or a {@code Flux}: the
- * decision is taken on subscription, on the limiter's non-blocking path, so a
- * {@code Mono} that is never subscribed consumes nothing and a {@code Flux} is limited
- * once per subscription. Loaded only where Reactor is, so the aspect itself never links
- * Reactor.
+ * The aspect's path for methods that return a {@code Mono} or a {@code Flux}, and for
+ * Kotlin's {@code suspend} functions and methods that return a {@code Flow}: the decision
+ * is taken on subscription, on the limiter's non-blocking path, so a {@code Mono} that is
+ * never subscribed consumes nothing and a {@code Flux} or a {@code Flow} is limited once
+ * per collection. Loaded only where Reactor is, so the aspect itself never links Reactor.
+ * <p>
+ * Spring AOP runs a {@code suspend} function as a {@code Mono} inside the proxy and
+ * awaits the {@code Mono} the advice returns in the caller's coroutine, whose Reactor
+ * context (the exchange of the request) the subscription sees.
  */
 final class ReactiveRateLimitCall {
 
@@ -29,8 +39,18 @@ final class ReactiveRateLimitCall {
 	private ReactiveRateLimitCall() {
 	}
 
+	private static final String FLOW_TYPE = "kotlinx.coroutines.flow.Flow";
+
+	// Decided once per method: whether it answers later, and how.
+	private static final Map<Method, Shape> shapes = new ConcurrentHashMap<>();
+
 	static boolean isReactive(Method method) {
-		return Publisher.class.isAssignableFrom(method.getReturnType());
+		return shape(method) != Shape.VALUE;
+	}
+
+	private static Shape shape(Method method) {
+		Shape shape = shapes.get(method);
+		return (shape != null) ? shape : shapes.computeIfAbsent(method, Shape::of);
 	}
 
 	static Object rateLimit(RateLimitAspect aspect, MethodInvocation call, AnnotatedOperation operation,
@@ -41,7 +61,8 @@ final class ReactiveRateLimitCall {
 			.defaultIfEmpty(Optional.empty())
 			.flatMap((request) -> decide(aspect,
 					aspect.prepare(operation, targetClass, call.getArguments(), () -> request.orElse(null))));
-		if (Mono.class.isAssignableFrom(call.getMethod().getReturnType())) {
+		Shape shape = shape(call.getMethod());
+		if (shape == Shape.SINGLE) {
 			return admission.flatMap((admitted) -> {
 				Mono<Object> result = Mono.from(proceed(call))
 					.onErrorResume((ex) -> refunded(aspect, operation, admitted, ex));
@@ -50,7 +71,7 @@ final class ReactiveRateLimitCall {
 						: result;
 			});
 		}
-		return admission.flatMapMany((admitted) -> {
+		Flux<Object> stream = admission.flatMapMany((admitted) -> {
 			Flux<Object> result = Flux.from(proceed(call))
 				.onErrorResume((ex) -> refunded(aspect, operation, admitted, ex));
 			if (!admitted.charged()) {
@@ -76,6 +97,11 @@ final class ReactiveRateLimitCall {
 					}
 				});
 		});
+		return (shape == Shape.FLOW) ? flowAdapter().fromPublisher(stream) : stream;
+	}
+
+	private static ReactiveAdapter flowAdapter() {
+		return ReactiveAdapterRegistry.getSharedInstance().getAdapter(ClassUtils.resolveClassName(FLOW_TYPE, null));
 	}
 
 	private static Mono<Admission> decide(RateLimitAspect aspect, PreparedCall prepared) {
@@ -127,7 +153,11 @@ final class ReactiveRateLimitCall {
 		try {
 			Object result = (call instanceof ProxyMethodInvocation proxied) ? proxied.invocableClone().proceed()
 					: call.proceed();
-			return (result != null) ? (Publisher<Object>) result : Mono.empty();
+			if (result == null) {
+				return Mono.empty();
+			}
+			return (result instanceof Publisher<?> publisher) ? (Publisher<Object>) publisher
+					: (Publisher<Object>) flowAdapter().toPublisher(result);
 		}
 		catch (Throwable ex) {
 			return Mono.error(ex);
@@ -169,6 +199,31 @@ final class ReactiveRateLimitCall {
 			aspect.chargeLost(admission.prepared(), ex);
 			return Mono.empty();
 		}).publishOn(Schedulers.parallel());
+	}
+
+	/**
+	 * How a method answers: at once, with one value later ({@code Mono}, a
+	 * {@code suspend} function, which Spring AOP runs as a {@code Mono}), or with a
+	 * stream ({@code Flux} or another {@code Publisher}, or Kotlin's {@code Flow}).
+	 */
+	private enum Shape {
+
+		VALUE, SINGLE, STREAM, FLOW;
+
+		static Shape of(Method method) {
+			Class<?> type = method.getReturnType();
+			if (Mono.class.isAssignableFrom(type) || KotlinDetector.isSuspendingFunction(method)) {
+				return SINGLE;
+			}
+			if (Publisher.class.isAssignableFrom(type)) {
+				return STREAM;
+			}
+			if (type.getName().equals(FLOW_TYPE) && flowAdapter() != null) {
+				return FLOW;
+			}
+			return VALUE;
+		}
+
 	}
 
 	/**
