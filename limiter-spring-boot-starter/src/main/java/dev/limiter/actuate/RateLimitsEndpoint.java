@@ -398,7 +398,7 @@ public class RateLimitsEndpoint {
 
 	private Map<String, Object> describe(AnnotatedOperation operation) {
 		Map<String, Object> described = new LinkedHashMap<>();
-		described.put("method", operation.getDescription());
+		described.put((operation.getMethod() != null) ? "method" : "route", operation.getDescription());
 		described.put("key", operation.getKeySource().isEmpty() ? "default" : operation.getKeySource());
 		described.put("permits", operation.getPermits());
 		if (operation.getChargeSource() != null) {

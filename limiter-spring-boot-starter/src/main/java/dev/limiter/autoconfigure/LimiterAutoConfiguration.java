@@ -37,6 +37,7 @@ import dev.limiter.internal.call.RateLimitAdvisor;
 import dev.limiter.internal.call.RateLimitAnnotationParser;
 import dev.limiter.internal.call.RateLimitAspect;
 import dev.limiter.internal.call.RateLimitOperationSource;
+import dev.limiter.internal.call.RouteCalls;
 import dev.limiter.internal.client.OutgoingQuota;
 import dev.limiter.internal.client.OutgoingQuotas;
 import dev.limiter.internal.key.CurrentRequest;
@@ -195,6 +196,15 @@ public final class LimiterAutoConfiguration {
 		@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
 		static RateLimitAdvisor rateLimitAdvisor(ObjectProvider<RateLimitAspect> aspect) {
 			return new RateLimitAdvisor(aspect::getObject);
+		}
+
+		// The requests of gateway routes, decided as annotated calls are; used by the
+		// gateway modules.
+		@Bean
+		@ConditionalOnMissingBean
+		RouteCalls limiterRouteCalls(LimitResolver limitResolver, RateLimitOperationSource operationSource,
+				RateLimitAspect aspect) {
+			return new RouteCalls(limitResolver, operationSource, aspect);
 		}
 
 		// Named after Limiter: bucket4j-spring-boot-starter registers a "rateLimitAspect"

@@ -9,13 +9,14 @@ import dev.limiter.Limit;
 /**
  * The resolved rate limits of one method, as listeners and observers see them: every
  * {@code @RateLimit} on the method and on its class, with names completed from the
- * configuration, checked together in one call to the engine.
+ * configuration, checked together in one call to the engine; or those of one gateway
+ * route.
  */
 public interface RateLimitOperation {
 
 	/**
 	 * Return the annotated method.
-	 * @return the method
+	 * @return the method, or {@code null} for a gateway route's limits
 	 */
 	Method getMethod();
 

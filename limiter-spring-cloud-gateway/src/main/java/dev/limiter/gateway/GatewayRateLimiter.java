@@ -4,10 +4,12 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 
 import org.springframework.cloud.gateway.event.FilterArgsEvent;
 import org.springframework.cloud.gateway.support.ConfigurationService;
+import org.springframework.web.filter.reactive.ServerWebExchangeContextFilter;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
 
@@ -15,14 +17,20 @@ import dev.limiter.Algorithm;
 import dev.limiter.Decision;
 import dev.limiter.FailurePolicy;
 import dev.limiter.RateLimitUnavailableException;
-import dev.limiter.RateLimiter;
-import dev.limiter.internal.limits.LimitResolver;
+import dev.limiter.internal.call.AnnotatedOperation;
+import dev.limiter.internal.call.RouteArguments;
+import dev.limiter.internal.call.RouteCalls;
+import dev.limiter.internal.call.RouteCalls.RouteCall;
+import dev.limiter.internal.limits.LimitResolver.Spelling;
 import dev.limiter.internal.web.RateLimitHeaders;
 
 /**
  * Limiter as the rate limiter of Spring Cloud Gateway's {@code RequestRateLimiter}
  * filter: each route's {@code limiter.*} arguments give its limits, all taken in one
  * atomic decision per request, answered with the same headers as annotated methods.
+ * Routes are decided as annotated calls are: under their plans and the operators'
+ * overrides, in the {@code limiter.decisions} metrics and {@code limiter.decision}
+ * observations, and listed by the {@code ratelimits} endpoint.
  * <p>
  * A rejection is the filter's 429 with {@code Retry-After}; a fail-closed limit that
  * cannot reach its store raises {@link RateLimitUnavailableException}, which
@@ -37,30 +45,26 @@ public class GatewayRateLimiter
 	/** The name of the bean that routes refer to: {@code #{@limiterRateLimiter}}. */
 	public static final String BEAN_NAME = "limiterRateLimiter";
 
-	private final RateLimiter rateLimiter;
+	private static final Response ADMITTED_UNTOLD = new Response(true, Map.of());
 
-	private final LimitResolver limits;
+	private final RouteCalls calls;
 
 	private final RateLimitHeaders headers;
 
-	private final Map<String, RouteLimits> routes = new ConcurrentHashMap<>();
+	private final Map<String, Route> routes = new ConcurrentHashMap<>();
 
 	/**
 	 * Create the rate limiter.
-	 * @param rateLimiter the store that decides
-	 * @param limits resolves the routes' limits, with the named limits of the
-	 * configuration
+	 * @param calls decides the routes' requests, as annotated calls are decided
 	 * @param headers the header writer
 	 * @param configurationService binds the route arguments
 	 */
-	GatewayRateLimiter(RateLimiter rateLimiter, LimitResolver limits, RateLimitHeaders headers,
-			ConfigurationService configurationService) {
+	GatewayRateLimiter(RouteCalls calls, RateLimitHeaders headers, ConfigurationService configurationService) {
 		super(Config.class, CONFIGURATION_PROPERTY_NAME, configurationService);
-		if (rateLimiter == null || limits == null || headers == null) {
-			throw new IllegalArgumentException("rateLimiter, limits and headers must not be null");
+		if (calls == null || headers == null) {
+			throw new IllegalArgumentException("calls and headers must not be null");
 		}
-		this.rateLimiter = rateLimiter;
-		this.limits = limits;
+		this.calls = calls;
 		this.headers = headers;
 	}
 
@@ -76,42 +80,64 @@ public class GatewayRateLimiter
 			return;
 		}
 		this.routes.remove(event.getRouteId());
-		this.routes.put(event.getRouteId(), RouteLimits.of(event.getRouteId(), config, this.limits));
+		RouteArguments arguments = new RouteArguments(config.getThreshold(), config.getPeriod(), config.getAlgorithm(),
+				config.getSlices(), config.getName(), config.getFailurePolicy(), config.getPermits(),
+				config.getShadow(), Spelling.ROUTE);
+		AnnotatedOperation operation = this.calls.register(event.getRouteId(), arguments);
+		this.routes.put(event.getRouteId(), new Route(operation, config.getPlanResolver()));
 	}
 
 	@Override
 	public Mono<Response> isAllowed(String routeId, String id) {
-		RouteLimits route = this.routes.get(routeId);
+		Route route = this.routes.get(routeId);
 		if (route == null) {
 			return Mono.error(new IllegalStateException("Route '" + routeId + "' uses " + BEAN_NAME
 					+ " but its RequestRateLimiter filter gives no limiter.threshold/limiter.period or limiter.name "
 					+ "argument"));
 		}
-		String key = route.key(id);
 		// The store answers on its timer or on Redis's event loop: the rest of the
 		// exchange runs on Reactor's parallel threads, never on the threads that read
 		// replies.
-		return Mono.defer(() -> Mono.fromFuture(this.rateLimiter.acquireAsync(key, route.permits(), route.limits())))
-			.publishOn(Schedulers.parallel())
-			.flatMap((decision) -> response(key, decision));
+		return plan(route).flatMap((plan) -> {
+			RouteCall call = this.calls.prepare(route.operation(), id, plan.orElse(null), null);
+			return Mono.defer(() -> Mono.fromFuture(this.calls.decideAsync(call)))
+				.publishOn(Schedulers.parallel())
+				.flatMap((decision) -> response(call, decision))
+				.defaultIfEmpty(ADMITTED_UNTOLD);
+		});
 	}
 
 	/**
-	 * Return the limits of a route, or {@code null} for a route that does not use this
+	 * Return the operation of a route, or {@code null} for a route that does not use this
 	 * rate limiter.
 	 */
-	RouteLimits route(String routeId) {
-		return this.routes.get(routeId);
+	AnnotatedOperation route(String routeId) {
+		Route route = this.routes.get(routeId);
+		return (route != null) ? route.operation() : null;
 	}
 
-	private Mono<Response> response(String key, Decision decision) {
+	/**
+	 * Return the plan of the request being served, from the route's plan resolver, which
+	 * reads the exchange that the starter's context filter puts in the Reactor context.
+	 */
+	private static Mono<Optional<String>> plan(Route route) {
+		if (route.planResolver() == null || route.operation().getPlans().isEmpty()) {
+			return Mono.just(Optional.empty());
+		}
+		return Mono.deferContextual((context) -> Mono.justOrEmpty(ServerWebExchangeContextFilter.getExchange(context)))
+			.flatMap(route.planResolver()::resolve)
+			.map(Optional::of)
+			.defaultIfEmpty(Optional.empty());
+	}
+
+	private Mono<Response> response(RouteCall call, Decision decision) {
 		Map<String, String> values = new LinkedHashMap<>();
 		if (decision.isAllowed()) {
 			this.headers.writeAdmitted(decision, values::put);
 			return Mono.just(new Response(true, values));
 		}
 		if (decision.policy() == FailurePolicy.FAIL_CLOSED) {
-			return Mono.error(RateLimitUnavailableException.of(key, decision));
+			return Mono.error(this.calls.rejection(call, decision));
 		}
 		this.headers.write(decision, values::put);
 		return Mono.just(new Response(false, values));
@@ -124,6 +150,10 @@ public class GatewayRateLimiter
 			}
 		}
 		return false;
+	}
+
+	/** A route's operation and how its requests find their plan. */
+	private record Route(AnnotatedOperation operation, PlanResolver planResolver) {
 	}
 
 	/**
@@ -170,6 +200,20 @@ public class GatewayRateLimiter
 		 * Permits each request takes.
 		 */
 		private long permits = 1;
+
+		/**
+		 * Whether the route's own limit only watches: it decides and is counted, but
+		 * never rejects; named limits keep their own
+		 * {@code limiter.limits.<name>.shadow}.
+		 */
+		private Boolean shadow;
+
+		/**
+		 * Resolves the plan of a request, such as {@code #{@planResolver}}, for the plans
+		 * of the route's named limits ({@code limiter.limits.<name>.plans}); without one,
+		 * or for a plan no limit defines, the limits' own numbers apply.
+		 */
+		private PlanResolver planResolver;
 
 		public Long getThreshold() {
 			return this.threshold;
@@ -225,6 +269,22 @@ public class GatewayRateLimiter
 
 		public void setPermits(long permits) {
 			this.permits = permits;
+		}
+
+		public Boolean getShadow() {
+			return this.shadow;
+		}
+
+		public void setShadow(Boolean shadow) {
+			this.shadow = shadow;
+		}
+
+		public PlanResolver getPlanResolver() {
+			return this.planResolver;
+		}
+
+		public void setPlanResolver(PlanResolver planResolver) {
+			this.planResolver = planResolver;
 		}
 
 	}

@@ -12,9 +12,8 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Primary;
 import org.springframework.http.codec.ServerCodecConfigurer;
 
-import dev.limiter.RateLimiter;
 import dev.limiter.autoconfigure.LimiterAutoConfiguration;
-import dev.limiter.internal.limits.LimitResolver;
+import dev.limiter.internal.call.RouteCalls;
 import dev.limiter.internal.web.RateLimitHeaders;
 import dev.limiter.internal.web.RateLimitResponses;
 
@@ -32,15 +31,15 @@ import dev.limiter.internal.web.RateLimitResponses;
 @ConditionalOnClass(name = "org.springframework.cloud.gateway.filter.ratelimit.RateLimiter")
 @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.REACTIVE)
 @ConditionalOnProperty(name = "spring.cloud.gateway.server.webflux.enabled", matchIfMissing = true)
-@ConditionalOnBean({ RateLimiter.class, LimitResolver.class, RateLimitResponses.class })
+@ConditionalOnBean({ RouteCalls.class, RateLimitResponses.class })
 public final class LimiterGatewayAutoConfiguration {
 
 	@Bean(GatewayRateLimiter.BEAN_NAME)
 	@Primary
 	@ConditionalOnMissingBean(name = GatewayRateLimiter.BEAN_NAME)
-	GatewayRateLimiter limiterRateLimiter(RateLimiter rateLimiter, LimitResolver limitResolver,
-			RateLimitHeaders headers, ConfigurationService configurationService) {
-		return new GatewayRateLimiter(rateLimiter, limitResolver, headers, configurationService);
+	GatewayRateLimiter limiterRateLimiter(RouteCalls routeCalls, RateLimitHeaders headers,
+			ConfigurationService configurationService) {
+		return new GatewayRateLimiter(routeCalls, headers, configurationService);
 	}
 
 	@Bean

@@ -9,8 +9,16 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.micrometer.observation.Observation;
+import io.micrometer.observation.ObservationHandler;
+import io.micrometer.observation.ObservationRegistry;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
@@ -24,6 +32,7 @@ import reactor.netty.http.server.HttpServer;
 
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.WebApplicationType;
+import org.springframework.boot.actuate.endpoint.SecurityContext;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.cloud.gateway.filter.factory.RequestRateLimiterGatewayFilterFactory;
@@ -36,6 +45,8 @@ import dev.limiter.FailurePolicy;
 import dev.limiter.Limit;
 import dev.limiter.RateLimiter;
 import dev.limiter.Usage;
+import dev.limiter.actuate.RateLimitsEndpoint;
+import dev.limiter.internal.call.AnnotatedOperation;
 import dev.limiter.test.NonBlockingThreads;
 import dev.limiter.test.RedisServer;
 
@@ -139,9 +150,9 @@ class GatewayIntegrationTests {
 		});
 		// All or nothing: the rejected calls took nothing from the route's other limit.
 		GatewayRateLimiter limiter = first.getBean(GatewayRateLimiter.class);
-		RouteLimits route = limiter.route("orders");
-		assertThat(route.limits()).extracting((limit) -> limit.name()).containsExactly("per-user-hour", "orders");
-		List<Usage> usage = first.getBean(RateLimiter.class).usage(route.key("alice"), route.limits());
+		AnnotatedOperation route = limiter.route("orders");
+		assertThat(route.getLimits()).extracting((limit) -> limit.name()).containsExactly("per-user-hour", "orders");
+		List<Usage> usage = first.getBean(RateLimiter.class).usage(route.key("alice"), route.getLimits());
 		assertThat(usage).extracting(Usage::used).containsExactly(7L, 7L);
 	}
 
@@ -154,6 +165,60 @@ class GatewayIntegrationTests {
 		assertThat(response.headers().firstValue("X-RateLimit-Remaining")).hasValue("6");
 	}
 
+	@Test
+	@Order(3)
+	void routesCountUnderTheirPlansWatchWithShadowLimitsAndAreSeenLikeAnnotatedMethods() throws Exception {
+		assertThat(statuses("/tiered/1", "dave", null, 3)).containsExactly(200, 200, 429);
+		assertThat(statuses("/tiered/1", "erin", "pro", 5)).containsExactly(200, 200, 200, 200, 429);
+		// limiter.limits.watched (1 in 2 minutes) only watches: the route's own limit
+		// decides
+		assertThat(statuses("/watched/1", "fay", null, 3)).containsExactly(200, 200, 200);
+		MeterRegistry meters = first.getBean(MeterRegistry.class);
+		assertThat(decisions(meters, "n:tiered", "allowed")).isEqualTo(6);
+		assertThat(decisions(meters, "n:tiered", "rejected")).isEqualTo(2);
+		assertThat(decisions(meters, "r:watched", "allowed")).isEqualTo(3);
+		assertThat(decisions(meters, "r:watched", "shadow-rejected")).isEqualTo(2);
+		assertThat(GatewayApplication.observed).contains("limiter.decision n:tiered allowed",
+				"limiter.decision n:tiered rejected");
+		RateLimitsEndpoint endpoint = first.getBean(RateLimitsEndpoint.class);
+		@SuppressWarnings("unchecked")
+		Map<String, Object> listed = (Map<String, Object>) endpoint.limits().get("limits");
+		assertThat(listed).containsKeys("n:tiered", "r:watched", "r:orders");
+		assertThat(listed.get("n:tiered")).asString().contains("route=route 'tiered'");
+		assertThat(endpoint.usage("tiered", "dave").get("limits")).asString().contains("used=2");
+		endpoint.reset("tiered", "dave");
+		assertThat(statuses("/tiered/1", "dave", null, 1)).containsExactly(200);
+		// an operator's override applies to the route's next request on every gateway
+		assertThat(endpoint.override("tiered", null, 3L, null, null, SecurityContext.NONE).getStatus()).isEqualTo(200);
+		try {
+			assertThat(statuses("/tiered/1", "gus", null, 4)).containsExactly(200, 200, 200, 429);
+		}
+		finally {
+			endpoint.override("tiered", null, null, null, null, SecurityContext.NONE);
+		}
+	}
+
+	private static List<Integer> statuses(String path, String user, String plan, int calls) throws Exception {
+		List<Integer> statuses = new ArrayList<>();
+		for (int i = 0; i < calls; i++) {
+			HttpRequest.Builder request = HttpRequest.newBuilder(get(first, path, user), (name, value) -> true);
+			if (plan != null) {
+				request.header("X-Plan", plan);
+			}
+			statuses.add(http.send(request.build(), HttpResponse.BodyHandlers.discarding()).statusCode());
+		}
+		return statuses;
+	}
+
+	private static double decisions(MeterRegistry meters, String limit, String result) {
+		Counter counter = meters.find("limiter.decisions")
+			.tag("limit", limit)
+			.tag("result", result)
+			.tag("degraded", "false")
+			.counter();
+		return (counter != null) ? counter.count() : 0;
+	}
+
 	// After the shared gateways' tests: closing a gateway releases Reactor Netty's
 	// global resources, which they share.
 	@Test
@@ -163,13 +228,14 @@ class GatewayIntegrationTests {
 		assertThat(Files.readString(Path.of("README.md"))).contains("```yaml\n" + yaml + "```");
 		try (ConfigurableApplicationContext gateway = gateway(
 				List.of("spring.config.additional-location=classpath:readme-gateway.yml"))) {
-			RouteLimits route = gateway.getBean(GatewayRateLimiter.class).route("orders");
-			assertThat(route.limits()).containsExactly(
+			AnnotatedOperation route = gateway.getBean(GatewayRateLimiter.class).route("orders");
+			assertThat(route.getLimits()).containsExactly(
 					Limit.of("per-user-hour", 1000, Duration.ofHours(1)).withFailurePolicy(FailurePolicy.FAIL_CLOSED),
 					Limit.of("orders", 10, Duration.ofSeconds(1))
 						.withAlgorithm(Algorithm.TOKEN_BUCKET)
 						.withFailurePolicy(FailurePolicy.FAIL_CLOSED));
-			assertThat(route.limits()).extracting(Limit::failurePolicy).containsOnly(FailurePolicy.FAIL_CLOSED);
+			assertThat(route.getLimits()).extracting(Limit::failurePolicy).containsOnly(FailurePolicy.FAIL_CLOSED);
+			assertThat(route.forPlan("pro").getLimits()).extracting(Limit::threshold).containsExactly(10_000L, 10L);
 		}
 	}
 
@@ -232,13 +298,20 @@ class GatewayIntegrationTests {
 				"limiter.failure-policy=fail-closed"));
 		properties
 			.addAll(route(3, "counted", upstreamUri, "/counted/**", "limiter.threshold=100", "limiter.period=1m"));
+		properties.addAll(route(4, "tiered", upstreamUri, "/tiered/**", "limiter.name=tiered",
+				"limiter.plan-resolver=#{@planResolver}"));
+		properties.addAll(route(5, "watched", upstreamUri, "/watched/**", "limiter.name=watched",
+				"limiter.threshold=100", "limiter.period=1m"));
 		return gateway(properties);
 	}
 
 	private static ConfigurableApplicationContext gateway(List<String> routes) {
 		List<String> properties = new ArrayList<>(List.of("server.port=0", "spring.data.redis.host=" + redis.host(),
 				"spring.data.redis.port=" + redis.port(), "limiter.timeout=200ms",
-				"limiter.limits.per-user-hour.threshold=7", "limiter.limits.per-user-hour.period=1h"));
+				"limiter.limits.per-user-hour.threshold=7", "limiter.limits.per-user-hour.period=1h",
+				"limiter.limits.tiered.threshold=2", "limiter.limits.tiered.period=1m",
+				"limiter.limits.tiered.plans.pro.threshold=4", "limiter.limits.watched.threshold=1",
+				"limiter.limits.watched.period=2m", "limiter.limits.watched.shadow=true"));
 		properties.addAll(routes);
 		return new SpringApplicationBuilder(GatewayApplication.class).web(WebApplicationType.REACTIVE)
 			.properties(properties.toArray(String[]::new))
@@ -266,6 +339,38 @@ class GatewayIntegrationTests {
 		@Bean
 		KeyResolver userKeyResolver() {
 			return (exchange) -> Mono.justOrEmpty(exchange.getRequest().getHeaders().getFirst("X-User"));
+		}
+
+		@Bean
+		PlanResolver planResolver() {
+			return (exchange) -> Mono.justOrEmpty(exchange.getRequest().getHeaders().getFirst("X-Plan"));
+		}
+
+		static final List<String> observed = new CopyOnWriteArrayList<>();
+
+		@Bean
+		SimpleMeterRegistry meterRegistry() {
+			return new SimpleMeterRegistry();
+		}
+
+		@Bean
+		ObservationRegistry observationRegistry() {
+			ObservationRegistry registry = ObservationRegistry.create();
+			registry.observationConfig().observationHandler(new ObservationHandler<>() {
+
+				@Override
+				public boolean supportsContext(Observation.Context context) {
+					return "limiter.decision".equals(context.getName());
+				}
+
+				@Override
+				public void onStop(Observation.Context context) {
+					observed.add(context.getName() + " " + context.getLowCardinalityKeyValue("limiter.limit").getValue()
+							+ " " + context.getLowCardinalityKeyValue("limiter.result").getValue());
+				}
+
+			});
+			return registry;
 		}
 
 	}

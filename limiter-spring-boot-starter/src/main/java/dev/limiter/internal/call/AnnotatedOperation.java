@@ -232,7 +232,7 @@ public final class AnnotatedOperation implements RateLimitOperation {
 
 	/**
 	 * Return the annotated method.
-	 * @return the method
+	 * @return the method, or {@code null} for a gateway route's limits
 	 */
 	@Override
 	public Method getMethod() {

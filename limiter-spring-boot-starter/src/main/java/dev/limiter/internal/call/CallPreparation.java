@@ -1,6 +1,5 @@
 package dev.limiter.internal.call;
 
-import java.lang.reflect.Method;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -14,6 +13,7 @@ import dev.limiter.call.RateLimitInvocation;
 import dev.limiter.internal.key.CurrentRequest;
 import dev.limiter.internal.limits.LimitOverrides;
 import dev.limiter.key.RateLimitKeyResolver;
+import dev.limiter.key.RateLimitKeys;
 
 /**
  * Prepares every call of a rate-limited method the same way, whichever stack serves it:
@@ -36,11 +36,11 @@ final class CallPreparation {
 	/** The operations under overridden numbers, derived once per override. */
 	private final Map<Overridden, AnnotatedOperation> overridden = new ConcurrentHashMap<>();
 
-	private final Set<Method> keyFailuresLogged = ConcurrentHashMap.newKeySet();
+	private final Set<String> keyFailuresLogged = ConcurrentHashMap.newKeySet();
 
-	private final Set<Method> unknownPlansLogged = ConcurrentHashMap.newKeySet();
+	private final Set<String> unknownPlansLogged = ConcurrentHashMap.newKeySet();
 
-	private final Set<Method> chargeFailuresLogged = ConcurrentHashMap.newKeySet();
+	private final Set<String> chargeFailuresLogged = ConcurrentHashMap.newKeySet();
 
 	CallPreparation(RateLimitKeyResolver keyResolver, LimitOverrides overrides) {
 		this.keyResolver = keyResolver;
@@ -72,6 +72,28 @@ final class CallPreparation {
 		String key = key(planned, invocation);
 		if (!this.overrides.isEmpty()) {
 			AnnotatedOperation overridden = overridden(planned, plan, planned != operation, key);
+			if (overridden != planned) {
+				return new PreparedCall(overridden, invocation.withOperation(overridden), key);
+			}
+		}
+		return new PreparedCall(planned, invocation, key);
+	}
+
+	/**
+	 * Prepare a request on a gateway route: its plan's numbers, then those set at run
+	 * time, and the key of its caller; a route has no condition and no key expression.
+	 * @param route the route's operation
+	 * @param plan the request's plan, or {@code null}
+	 * @param caller the caller, as the route's key resolver gave it
+	 * @param request the request, for listeners that write to it, or {@code null}
+	 * @return the prepared call
+	 */
+	PreparedCall prepareRoute(AnnotatedOperation route, String plan, String caller, Object request) {
+		AnnotatedOperation planned = planned(route, plan);
+		String key = route.key(RateLimitKeys.bounded(caller));
+		RateLimitInvocation invocation = new RateLimitInvocation(planned, null, NO_ARGUMENTS, () -> request);
+		if (!this.overrides.isEmpty()) {
+			AnnotatedOperation overridden = overridden(planned, plan, planned != route, key);
 			if (overridden != planned) {
 				return new PreparedCall(overridden, invocation.withOperation(overridden), key);
 			}
@@ -136,11 +158,11 @@ final class CallPreparation {
 	 * numbers, never no limit; logged once per method.
 	 */
 	private AnnotatedOperation planned(AnnotatedOperation operation, String plan) {
-		if (operation.getPlan() == null) {
+		if (operation.getPlans().isEmpty() || (plan == null && operation.getPlan() == null)) {
 			return operation;
 		}
 		AnnotatedOperation planned = operation.forPlan(plan);
-		if (planned == operation && this.unknownPlansLogged.add(operation.getMethod())
+		if (planned == operation && this.unknownPlansLogged.add(operation.getDescription())
 				&& !this.overrides.named().values().stream().anyMatch((o) -> o.plans().containsKey(plan))) {
 			logger.warn(
 					"Plan '{}' of {} is not defined under limiter.limits; the call is limited by the limits' own "
@@ -173,7 +195,7 @@ final class CallPreparation {
 			String message = "Rate-limit key '" + operation.getKeySource() + "' of " + operation.getDescription()
 					+ " could not be evaluated (" + ex.getMessage()
 					+ "); the call is limited under the default key (the method and the user) instead";
-			if (this.keyFailuresLogged.add(operation.getMethod())) {
+			if (this.keyFailuresLogged.add(operation.getDescription())) {
 				logger.warn(message + ". Later failures of this key are logged at debug level.");
 			}
 			else if (logger.isDebugEnabled()) {
@@ -222,7 +244,7 @@ final class CallPreparation {
 	private void chargeFailed(AnnotatedOperation operation, String problem, RuntimeException ex) {
 		String message = "Rate-limit charge '" + operation.getCharge().source() + "' of " + operation.getDescription()
 				+ " " + problem + "; the call keeps the " + operation.getPermits() + " permits it reserved";
-		if (this.chargeFailuresLogged.add(operation.getMethod())) {
+		if (this.chargeFailuresLogged.add(operation.getDescription())) {
 			logger.warn(message + ". Later failures of this charge are logged at debug level.");
 		}
 		else if (logger.isDebugEnabled()) {

@@ -299,19 +299,39 @@ public class RateLimitAspect implements MethodInterceptor, Ordered {
 	 * rejects the call.
 	 */
 	void enforce(PreparedCall prepared, Decision decision, long nanos) {
-		String key = prepared.key();
+		told(prepared, decision, nanos);
+		if (!decision.isAllowed()) {
+			throw rejection(prepared, decision);
+		}
+	}
+
+	/**
+	 * Tell the listeners of the decision of the enforced limits, and count a rejection
+	 * for the list of the callers rejected most.
+	 */
+	void told(PreparedCall prepared, Decision decision, long nanos) {
 		for (RateLimitDecisionListener listener : this.listeners) {
 			listener.onDecision(prepared.invocation(), decision, nanos);
 		}
-		if (!decision.isAllowed()) {
-			if (decision.limit() != null) {
-				this.rejections.rejected(decision.limit().name(), key);
-			}
-			if (decision.policy() == FailurePolicy.FAIL_CLOSED) {
-				throw new RateLimitUnavailableException(unavailableMessage(decision), key, decision);
-			}
-			throw new RateLimitExceededException(message(prepared.operation(), decision), key, decision);
+		if (!decision.isAllowed() && decision.limit() != null) {
+			this.rejections.rejected(decision.limit().name(), prepared.key());
 		}
+	}
+
+	/**
+	 * Return the exception that answers a rejected call: unavailable when a fail-closed
+	 * limit rejected it because the store could not answer, exceeded otherwise.
+	 */
+	RuntimeException rejection(PreparedCall prepared, Decision decision) {
+		if (decision.policy() == FailurePolicy.FAIL_CLOSED) {
+			return new RateLimitUnavailableException(unavailableMessage(decision), prepared.key(), decision);
+		}
+		return new RateLimitExceededException(message(prepared.operation(), decision), prepared.key(), decision);
+	}
+
+	/** Prepare a request on a gateway route: plan, overrides, key. */
+	PreparedCall prepareRoute(AnnotatedOperation route, String plan, String caller, Object request) {
+		return this.preparation.prepareRoute(route, plan, caller, request);
 	}
 
 	/** Tell the listeners and the log of the decision of the shadowed limits. */

@@ -29,6 +29,9 @@ public class RateLimitOperationSource {
 	// By method and class: a method inherited by two classes counts apart for each.
 	private final Map<MethodClassKey, Object> cache = new ConcurrentHashMap<>(64);
 
+	// By description, route 'id': a route built again replaces its operation.
+	private final Map<String, AnnotatedOperation> routes = new ConcurrentHashMap<>();
+
 	/**
 	 * Create a source.
 	 * @param parser the parser of the annotations
@@ -70,8 +73,18 @@ public class RateLimitOperationSource {
 	}
 
 	/**
+	 * Register the operation of a gateway route, replacing an earlier one of the same
+	 * route, so that it is listed, read, reset and overridden as methods are.
+	 * @param route the route's operation
+	 */
+	void register(AnnotatedOperation route) {
+		this.routes.put(route.getDescription(), route);
+	}
+
+	/**
 	 * Return every operation built so far (every rate-limited bean method once the
-	 * application has started, as startup validation builds them).
+	 * application has started, as startup validation builds them, and every gateway route
+	 * that uses Limiter).
 	 * @return the operations
 	 */
 	public Collection<AnnotatedOperation> getOperations() {
@@ -81,6 +94,7 @@ public class RateLimitOperationSource {
 				operations.add((AnnotatedOperation) cached);
 			}
 		}
+		operations.addAll(this.routes.values());
 		return operations;
 	}
 

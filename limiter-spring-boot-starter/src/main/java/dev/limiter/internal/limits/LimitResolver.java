@@ -156,7 +156,7 @@ public final class LimitResolver {
 							+ "admits on its own while Redis is unavailable, at most " + Limit.MAX_THRESHOLD + ".");
 		}
 		boolean shadow = (configured.shadow() != null) ? configured.shadow()
-				: (spelling.followsDefaultShadow() && this.defaultShadow) || Boolean.TRUE.equals(declared.shadow());
+				: this.defaultShadow || Boolean.TRUE.equals(declared.shadow());
 		Map<String, Limit> plans = new LinkedHashMap<>();
 		for (Map.Entry<String, LimitAttributes.Plan> plan : configured.plans().entrySet()) {
 			plans.put(plan.getKey(), planned(limit, plan.getKey(), plan.getValue()));
@@ -275,16 +275,20 @@ public final class LimitResolver {
 		/** {@code @RateLimit}'s attributes. */
 		ANNOTATION("threshold", "slices", "localThreshold",
 				"algorithm = Algorithm.SLIDING_BUCKETS (limiter.limits.<name>.algorithm: sliding-buckets).",
-				"Lower permits, or raise the threshold of the smallest limit.", true),
+				"Lower permits, or raise the threshold of the smallest limit."),
 
 		/** A named limit's properties, {@code limiter.limits.<name>.*}. */
 		PROPERTY("limiter.limits.<name>.threshold", "limiter.limits.<name>.slices",
 				"limiter.limits.<name>.local-threshold", "limiter.limits.<name>.algorithm to sliding-buckets.",
-				"Lower permits, or raise the threshold.", true),
+				"Lower permits, or raise the threshold."),
 
-		/** A gateway route's {@code limiter.*} arguments. */
+		/** A Spring Cloud Gateway route's {@code limiter.*} arguments. */
 		ROUTE("limiter.threshold", "limiter.slices", "limiter.limits.<name>.local-threshold",
-				"the algorithm to sliding-buckets.", "Lower limiter.permits, or raise the threshold.", false);
+				"the algorithm to sliding-buckets.", "Lower limiter.permits, or raise the threshold."),
+
+		/** The arguments of a Gateway Server MVC route's {@code Limiter} filter. */
+		FILTER("threshold", "slices", "limiter.limits.<name>.local-threshold", "the algorithm to sliding-buckets.",
+				"Lower permits, or raise the threshold.");
 
 		private final String threshold;
 
@@ -296,28 +300,29 @@ public final class LimitResolver {
 
 		private final String permitsFix;
 
-		private final boolean followsDefaultShadow;
-
-		Spelling(String threshold, String slices, String localThreshold, String bucketsAlgorithm, String permitsFix,
-				boolean followsDefaultShadow) {
+		Spelling(String threshold, String slices, String localThreshold, String bucketsAlgorithm, String permitsFix) {
 			this.threshold = threshold;
 			this.slices = slices;
 			this.localThreshold = localThreshold;
 			this.bucketsAlgorithm = bucketsAlgorithm;
 			this.permitsFix = permitsFix;
-			this.followsDefaultShadow = followsDefaultShadow;
 		}
 
 		String slices() {
 			return this.slices;
 		}
 
-		/** Return how this source spells an attribute, such as {@code zone}. */
-		String attribute(String attribute) {
+		/**
+		 * Return how this source spells an attribute, such as {@code zone}.
+		 * @param attribute the attribute
+		 * @return its spelling, such as {@code limiter.zone} for a route
+		 */
+		public String attribute(String attribute) {
 			return switch (this) {
 				case ANNOTATION -> attribute + " (or limiter.limits.<name>." + attribute + ")";
 				case PROPERTY -> "limiter.limits.<name>." + attribute;
 				case ROUTE -> "limiter." + attribute;
+				case FILTER -> attribute;
 			};
 		}
 
@@ -331,11 +336,6 @@ public final class LimitResolver {
 
 		String permitsFix() {
 			return this.permitsFix;
-		}
-
-		// Routes have no shadow mode yet: limiter.shadow applies to annotations only.
-		boolean followsDefaultShadow() {
-			return this.followsDefaultShadow;
 		}
 
 		String thresholdFix() {

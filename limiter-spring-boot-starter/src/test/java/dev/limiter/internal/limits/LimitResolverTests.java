@@ -99,13 +99,15 @@ class LimitResolverTests {
 	}
 
 	@Test
-	void theConfiguredShadowWinsAndRoutesIgnoreTheDefaultShadow() {
+	void theConfiguredShadowWinsAndEverySourceFollowsTheDefaultShadow() {
 		LimitResolver shadowing = new LimitResolver(this.resolver.named(), Algorithm.SLIDING_LOG, true);
 		assertThat(shadowing.resolve(declared("", 1L, Duration.ofSeconds(1), null, null), Spelling.ANNOTATION).shadow())
 			.isTrue();
 		assertThat(
 				shadowing.resolveOwn(declared("route", 1L, Duration.ofSeconds(1), null, null), Spelling.ROUTE).shadow())
-			.isFalse();
+			.isTrue();
+		assertThat(this.resolver.resolveOwn(declared("route", 1L, Duration.ofSeconds(1), null, null), Spelling.FILTER)
+			.shadow()).isFalse();
 		assertThat(this.resolver.resolve(declared("watched", null, null, null, null), Spelling.ROUTE).shadow())
 			.isTrue();
 	}

@@ -1,0 +1,283 @@
+package dev.limiter.internal.call;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Supplier;
+
+import dev.limiter.Decision;
+import dev.limiter.Limit;
+import dev.limiter.RateLimitExceededException;
+import dev.limiter.RateLimitUnavailableException;
+import dev.limiter.call.RateLimitOperation;
+import dev.limiter.internal.call.CallPreparation.PreparedCall;
+import dev.limiter.internal.limits.InvalidLimitException;
+import dev.limiter.internal.limits.LimitAttributes;
+import dev.limiter.internal.limits.LimitResolver;
+import dev.limiter.internal.limits.ResolvedLimit;
+import dev.limiter.key.RateLimitKeys;
+
+/**
+ * The requests of gateway routes, whichever gateway serves them, decided as annotated
+ * calls are: a route is an operation of the operation source (listed, read, reset and
+ * overridden through the {@code ratelimits} endpoint), its requests are prepared under
+ * their plan's and the operators' numbers, and every decision is told to the listeners
+ * (metrics, headers), the observer and the list of the callers rejected most. Limits in
+ * shadow mode decide after the enforced ones and never reject.
+ */
+public final class RouteCalls {
+
+	private final LimitResolver resolver;
+
+	private final RateLimitOperationSource operations;
+
+	private final RateLimitAspect aspect;
+
+	/**
+	 * Create the route calls.
+	 * @param resolver resolves the routes' limits, with the named limits of the
+	 * configuration
+	 * @param operations where routes are registered beside the annotated methods
+	 * @param aspect the aspect whose listeners, observer and messages decisions go to
+	 */
+	public RouteCalls(LimitResolver resolver, RateLimitOperationSource operations, RateLimitAspect aspect) {
+		if (resolver == null || operations == null || aspect == null) {
+			throw new IllegalArgumentException("resolver, operations and aspect must not be null");
+		}
+		this.resolver = resolver;
+		this.operations = operations;
+		this.aspect = aspect;
+	}
+
+	/**
+	 * Build, check and register the operation of a route from its filter arguments,
+	 * replacing an earlier one of the same route.
+	 * @param routeId the route
+	 * @param arguments the route's arguments
+	 * @return the route's operation
+	 * @throws IllegalArgumentException naming the route and the argument to fix
+	 */
+	public AnnotatedOperation register(String routeId, RouteArguments arguments) {
+		AnnotatedOperation route = operation(routeId, arguments);
+		this.operations.register(route);
+		return route;
+	}
+
+	/**
+	 * Prepare one request of a route: its plan's numbers, those set at run time, and its
+	 * caller's key.
+	 * @param route the route's operation
+	 * @param caller the caller, as the route's key resolver gave it
+	 * @param plan the request's plan, or {@code null}
+	 * @param request the request, for listeners that write to it, or {@code null}
+	 * @return the call
+	 */
+	public RouteCall prepare(AnnotatedOperation route, String caller, String plan, Object request) {
+		return new RouteCall(this.aspect.prepareRoute(route, plan, caller, request));
+	}
+
+	/**
+	 * Decide a request, blocking until the store answers or the timeout's failure policy
+	 * decides, and tell the listeners; a rejection is a decision, not an exception.
+	 * @param call the call
+	 * @return the decision of the enforced limits, or {@code null} for a route whose
+	 * limits all only watch: the request passes, and its client is told nothing
+	 */
+	public Decision decide(RouteCall call) {
+		RateLimitAspect aspect = this.aspect;
+		PreparedCall prepared = call.prepared;
+		AnnotatedOperation operation = prepared.operation();
+		Decision decision = null;
+		if (!operation.getEnforcedLimits().isEmpty()) {
+			long start = System.nanoTime();
+			Object observation = aspect.observer().start(operation);
+			try {
+				decision = aspect.rateLimiter()
+					.acquire(prepared.key(), operation.getPermits(), operation.getEnforcedLimits());
+			}
+			catch (RuntimeException ex) {
+				aspect.observer().stop(observation, null, ex);
+				throw ex;
+			}
+			aspect.observer().stop(observation, decision, null);
+			aspect.told(prepared, decision, System.nanoTime() - start);
+		}
+		if ((decision == null || decision.isAllowed()) && !operation.getShadowLimits().isEmpty()) {
+			aspect.watched(operation,
+					aspect.rateLimiter().acquire(prepared.key(), operation.getPermits(), operation.getShadowLimits()));
+		}
+		return decision;
+	}
+
+	/**
+	 * Decide a request without blocking and tell the listeners; the future completes on
+	 * the store's threads.
+	 * @param call the call
+	 * @return the decision of the enforced limits, or {@code null} for a route whose
+	 * limits all only watch
+	 */
+	public CompletableFuture<Decision> decideAsync(RouteCall call) {
+		RateLimitAspect aspect = this.aspect;
+		PreparedCall prepared = call.prepared;
+		AnnotatedOperation operation = prepared.operation();
+		CompletableFuture<Decision> enforced;
+		if (operation.getEnforcedLimits().isEmpty()) {
+			enforced = CompletableFuture.completedFuture(null);
+		}
+		else {
+			long start = System.nanoTime();
+			Object observation = aspect.observer().start(operation);
+			enforced = aspect.rateLimiter()
+				.acquireAsync(prepared.key(), operation.getPermits(), operation.getEnforcedLimits())
+				.toCompletableFuture()
+				.whenComplete((decision, failure) -> {
+					if (failure != null) {
+						aspect.observer().stop(observation, null, failure);
+					}
+					else {
+						aspect.observer().stop(observation, decision, null);
+						aspect.told(prepared, decision, System.nanoTime() - start);
+					}
+				});
+		}
+		if (operation.getShadowLimits().isEmpty()) {
+			return enforced;
+		}
+		return enforced.thenCompose(
+				(decision) -> (decision != null && !decision.isAllowed()) ? CompletableFuture.completedFuture(decision)
+						: aspect.rateLimiter()
+							.acquireAsync(prepared.key(), operation.getPermits(), operation.getShadowLimits())
+							.thenApply((shadow) -> {
+								aspect.watched(operation, shadow);
+								return decision;
+							}));
+	}
+
+	/**
+	 * Return the exception that answers a rejected request with the same status, headers
+	 * and body as an annotated method's: {@link RateLimitUnavailableException} when a
+	 * fail-closed limit rejected it because the store could not answer, otherwise
+	 * {@link RateLimitExceededException}.
+	 * @param call the call
+	 * @param decision its rejection
+	 * @return the exception
+	 */
+	public RuntimeException rejection(RouteCall call, Decision decision) {
+		return this.aspect.rejection(call.prepared, decision);
+	}
+
+	private AnnotatedOperation operation(String routeId, RouteArguments arguments) {
+		String route = "route '" + routeId + "': ";
+		boolean inline = arguments.hasOwnLimit();
+		if ((arguments.algorithm() != null || arguments.slices() != null) && !inline) {
+			String argument = arguments.argument((arguments.algorithm() != null) ? "algorithm" : "slices");
+			throw new IllegalArgumentException(route + argument + " applies to the limit of "
+					+ arguments.argument("threshold") + " and " + arguments.argument("period")
+					+ ", which the route does not give; a named limit takes it from limiter.limits.<name>. Remove "
+					+ argument + ", or add " + arguments.argument("threshold") + " and " + arguments.argument("period")
+					+ ".");
+		}
+		List<ResolvedLimit> resolved = new ArrayList<>();
+		List<String> names = new ArrayList<>(arguments.names());
+		for (String name : arguments.names()) {
+			// A named limit keeps its own settings; the route's failure policy applies
+			// where it sets none.
+			LimitAttributes declared = new LimitAttributes(name, null, null, null, null, arguments.failurePolicy(),
+					null, null, java.util.Map.of());
+			resolved.add(resolved(route + "limiter.limits." + name,
+					() -> this.resolver.resolve(declared, arguments.spelling())));
+		}
+		if (inline) {
+			if (arguments.threshold() == null || arguments.period() == null) {
+				throw new IllegalArgumentException(route + arguments.argument("threshold") + " and "
+						+ arguments.argument("period") + " go together, but only "
+						+ arguments.argument((arguments.threshold() == null) ? "period" : "threshold")
+						+ " is given. Give both, such as " + arguments.argument("threshold") + ": 10 and "
+						+ arguments.argument("period") + ": 1m.");
+			}
+			LimitAttributes own = new LimitAttributes(routeId, arguments.threshold(), arguments.period(),
+					arguments.algorithm(), arguments.slices(), arguments.failurePolicy(), null, arguments.shadow(),
+					java.util.Map.of());
+			resolved.add(resolved(route + arguments.argument("threshold") + "/" + arguments.argument("period"),
+					() -> this.resolver.resolveOwn(own, arguments.spelling())));
+			// The route's own limit carries no shared name.
+			names.add("");
+		}
+		if (resolved.isEmpty()) {
+			throw new IllegalArgumentException(route + "the route's Limiter filter gives no limit. Add "
+					+ arguments.argument("threshold") + " and " + arguments.argument("period") + ", or "
+					+ arguments.argument("name") + " naming a limit under limiter.limits.");
+		}
+		List<Limit> limits = resolved.stream().map(ResolvedLimit::limit).toList();
+		checkPermits(route, arguments, limits, null);
+		String scope = LimitResolver.scope(names, "r:" + RateLimitKeys.bounded(routeId));
+		List<Boolean> shadows = resolved.stream().map(ResolvedLimit::shadow).toList();
+		List<String> messages = Collections.nCopies(limits.size(), "");
+		String description = "route '" + routeId + "'";
+		AnnotatedOperation operation = new AnnotatedOperation(null, scope, description, limits, messages,
+				arguments.permits(), "", null)
+			.withOutcomes(null, List.of(), shadows);
+		java.util.Map<String, AnnotatedOperation> plans = new java.util.LinkedHashMap<>();
+		java.util.Set<String> planNames = new java.util.LinkedHashSet<>();
+		resolved.forEach((limit) -> planNames.addAll(limit.plans().keySet()));
+		for (String plan : planNames) {
+			List<Limit> planLimits = resolved.stream().map((limit) -> limit.forPlan(plan)).toList();
+			checkPermits(route, arguments, planLimits, plan);
+			plans.put(plan, new AnnotatedOperation(null, scope, description, planLimits, messages, arguments.permits(),
+					"", null)
+				.withOutcomes(null, List.of(), shadows));
+		}
+		return plans.isEmpty() ? operation : operation.withPlans(null, plans);
+	}
+
+	private static void checkPermits(String route, RouteArguments arguments, List<Limit> limits, String plan) {
+		try {
+			LimitResolver.checkPermits(arguments.permits(), limits, arguments.spelling());
+		}
+		catch (InvalidLimitException ex) {
+			throw new IllegalArgumentException(route + arguments.argument("permits") + ": " + ex.getMessage()
+					+ ((plan != null) ? " under plan '" + plan + "'" : ""));
+		}
+	}
+
+	private static ResolvedLimit resolved(String source, Supplier<ResolvedLimit> limit) {
+		try {
+			return limit.get();
+		}
+		catch (IllegalArgumentException ex) {
+			throw new IllegalArgumentException(source + ": " + ex.getMessage());
+		}
+	}
+
+	/**
+	 * One request of a route, prepared: the operation whose numbers apply and its key.
+	 */
+	public static final class RouteCall {
+
+		private final PreparedCall prepared;
+
+		private RouteCall(PreparedCall prepared) {
+			this.prepared = prepared;
+		}
+
+		/**
+		 * Return the key the request counts under.
+		 * @return the key
+		 */
+		public String key() {
+			return this.prepared.key();
+		}
+
+		/**
+		 * Return the operation whose numbers apply: the route's, its plan's, or an
+		 * override's.
+		 * @return the operation
+		 */
+		public RateLimitOperation operation() {
+			return this.prepared.operation();
+		}
+
+	}
+
+}

@@ -1,0 +1,218 @@
+package dev.limiter.internal.call;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+import org.junit.jupiter.api.Test;
+
+import dev.limiter.Algorithm;
+import dev.limiter.Decision;
+import dev.limiter.FailurePolicy;
+import dev.limiter.Limit;
+import dev.limiter.RateLimitExceededException;
+import dev.limiter.call.RateLimitDecisionListener;
+import dev.limiter.call.RateLimitOperation;
+import dev.limiter.internal.call.RouteCalls.RouteCall;
+import dev.limiter.internal.key.MethodRateLimitKeyResolver;
+import dev.limiter.internal.limits.LimitAttributes;
+import dev.limiter.internal.limits.LimitResolver;
+import dev.limiter.internal.limits.LimitResolver.Spelling;
+import dev.limiter.memory.InMemoryRateLimiter;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+
+/**
+ * The operation a gateway route's arguments give, registered beside the annotated
+ * methods, and the errors that name the argument to fix, as each gateway spells it.
+ */
+class RouteCallsTests {
+
+	// limiter.limits.hourly (1000 an hour, sliding buckets, a pro plan of 5000),
+	// limiter.limits.watched (5 a second, shadowed), the defaults for the rest.
+	private final LimitResolver limitResolver = new LimitResolver(
+			Map.of("hourly",
+					new LimitAttributes("hourly", 1000L, Duration.ofHours(1), Algorithm.SLIDING_BUCKETS, null, null,
+							null, null, Map.of("pro", new LimitAttributes.Plan(5000L, null))),
+					"watched",
+					new LimitAttributes("watched", 5L, Duration.ofSeconds(1), null, null, null, null, true, Map.of())),
+			Algorithm.SLIDING_LOG, false);
+
+	private final RateLimitOperationSource operations = new RateLimitOperationSource(
+			new RateLimitAnnotationParser(this.limitResolver, null));
+
+	private final List<String> told = new ArrayList<>();
+
+	private final RateLimitDecisionListener listener = new RateLimitDecisionListener() {
+
+		@Override
+		public void onDecision(RateLimitOperation operation, Decision decision) {
+			RouteCallsTests.this.told.add(operation.getScope() + " " + (decision.isAllowed() ? "allowed" : "rejected"));
+		}
+
+		@Override
+		public void onShadowDecision(RateLimitOperation operation, Decision decision) {
+			RouteCallsTests.this.told
+				.add(operation.getScope() + " shadow " + (decision.isAllowed() ? "allowed" : "rejected"));
+		}
+
+	};
+
+	private final RateLimitAspect aspect = new RateLimitAspect(
+			new InMemoryRateLimiter(Clock.fixed(Instant.EPOCH, ZoneOffset.UTC), false), this.operations,
+			new MethodRateLimitKeyResolver(), null, List.of(this.listener), 0, null);
+
+	private final RouteCalls calls = new RouteCalls(this.limitResolver, this.operations, this.aspect);
+
+	@Test
+	void anInlineLimitIsNamedAfterTheRouteAndTakesTheRoutesSettings() {
+		AnnotatedOperation route = this.calls.register("orders", new RouteArguments(10L, Duration.ofSeconds(1),
+				Algorithm.TOKEN_BUCKET, null, List.of(), FailurePolicy.FAIL_CLOSED, 1, null, Spelling.ROUTE));
+		assertThat(route.getLimits()).containsExactly(Limit.of("orders", 10, Duration.ofSeconds(1))
+			.withAlgorithm(Algorithm.TOKEN_BUCKET)
+			.withFailurePolicy(FailurePolicy.FAIL_CLOSED));
+		assertThat(route.getLimits().get(0).failurePolicy()).isEqualTo(FailurePolicy.FAIL_CLOSED);
+		assertThat(route.key("alice")).isEqualTo("r:orders:alice");
+		assertThat(route.getMethod()).isNull();
+		assertThat(route.getDescription()).isEqualTo("route 'orders'");
+	}
+
+	@Test
+	void aNamedLimitKeepsItsOwnSettingsAndAloneSharesItsName() {
+		AnnotatedOperation route = this.calls.register("orders", new RouteArguments(null, null, null, null,
+				List.of(" hourly "), FailurePolicy.FAIL_CLOSED, 1, null, Spelling.ROUTE));
+		Limit limit = route.getLimits().get(0);
+		assertThat(limit.name()).isEqualTo("hourly");
+		assertThat(limit.algorithm()).isEqualTo(Algorithm.SLIDING_BUCKETS);
+		assertThat(limit.failurePolicy()).isEqualTo(FailurePolicy.FAIL_CLOSED);
+		assertThat(route.getScope()).isEqualTo("n:hourly");
+	}
+
+	@Test
+	void namedAndInlineLimitsCountOnTheRouteWithTheNamedLimitsPlansAndShadows() {
+		AnnotatedOperation route = this.calls.register("orders", new RouteArguments(10L, Duration.ofSeconds(1), null,
+				null, List.of("hourly", "watched"), null, 1, null, Spelling.ROUTE));
+		assertThat(route.getLimits()).extracting(Limit::name).containsExactly("hourly", "watched", "orders");
+		assertThat(route.getScope()).isEqualTo("r:orders");
+		assertThat(route.getEnforcedLimits()).extracting(Limit::name).containsExactly("hourly", "orders");
+		assertThat(route.getShadowLimits()).extracting(Limit::name).containsExactly("watched");
+		assertThat(route.getPlans()).containsOnlyKeys("pro");
+		assertThat(route.forPlan("pro").getLimits()).extracting(Limit::threshold).containsExactly(5000L, 5L, 10L);
+		assertThat(route.forPlan("unknown")).isSameAs(route);
+	}
+
+	@Test
+	void theRoutesOwnLimitCanOnlyWatch() {
+		AnnotatedOperation route = this.calls.register("trial",
+				new RouteArguments(10L, Duration.ofSeconds(1), null, null, List.of(), null, 1, true, Spelling.FILTER));
+		assertThat(route.getEnforcedLimits()).isEmpty();
+		assertThat(route.getShadowLimits()).extracting(Limit::name).containsExactly("trial");
+	}
+
+	@Test
+	void aRouteIsListedBesideTheMethodsAndReplacedWhenBuiltAgain() {
+		this.calls.register("orders",
+				new RouteArguments(10L, Duration.ofSeconds(1), null, null, List.of(), null, 1, null, Spelling.ROUTE));
+		AnnotatedOperation again = this.calls.register("orders",
+				new RouteArguments(20L, Duration.ofSeconds(1), null, null, List.of(), null, 1, null, Spelling.ROUTE));
+		assertThat(this.operations.getOperations()).containsExactly(again);
+	}
+
+	@Test
+	void aRequestCountsUnderItsPlanAndTheListenersAreTold() {
+		AnnotatedOperation route = this.calls.register("orders",
+				new RouteArguments(null, null, null, null, List.of("hourly"), null, 1, null, Spelling.ROUTE));
+		RouteCall pro = this.calls.prepare(route, "ann", "pro", null);
+		assertThat(pro.key()).isEqualTo("n:hourly:ann");
+		assertThat(pro.operation().getLimits()).extracting(Limit::threshold).containsExactly(5000L);
+		assertThat(this.calls.decide(pro).remaining()).isEqualTo(4999);
+		RouteCall free = this.calls.prepare(route, "bob", null, null);
+		assertThat(this.calls.decide(free).remaining()).isEqualTo(999);
+		// a plan no limit defines gets the limits' own numbers, never no limit
+		RouteCall unknown = this.calls.prepare(route, "cy", "gold", null);
+		assertThat(unknown.operation().getLimits()).extracting(Limit::threshold).containsExactly(1000L);
+		assertThat(this.told).containsExactly("n:hourly allowed", "n:hourly allowed");
+	}
+
+	@Test
+	void aShadowLimitDecidesAfterTheEnforcedOnesAndNeverRejects() throws Exception {
+		AnnotatedOperation route = this.calls.register("orders", new RouteArguments(3L, Duration.ofMinutes(1), null,
+				null, List.of("watched"), null, 1, null, Spelling.FILTER));
+		for (int i = 0; i < 6; i++) {
+			RouteCall call = this.calls.prepare(route, "ann", null, null);
+			Decision decision = (i % 2 == 0) ? this.calls.decide(call) : this.calls.decideAsync(call).get();
+			assertThat(decision.isAllowed()).isEqualTo(i < 3);
+		}
+		assertThat(this.told).containsExactly("r:orders allowed", "r:orders shadow allowed", "r:orders allowed",
+				"r:orders shadow allowed", "r:orders allowed", "r:orders shadow allowed", "r:orders rejected",
+				"r:orders rejected", "r:orders rejected");
+		RouteCall call = this.calls.prepare(route, "ann", null, null);
+		Decision rejected = this.calls.decide(call);
+		assertThat(this.calls.rejection(call, rejected)).isInstanceOf(RateLimitExceededException.class)
+			.hasMessageContaining("'orders'");
+	}
+
+	@Test
+	void aRouteThatOnlyWatchesTellsItsClientNothing() throws Exception {
+		AnnotatedOperation route = this.calls.register("trial",
+				new RouteArguments(1L, Duration.ofMinutes(1), null, null, List.of(), null, 1, true, Spelling.FILTER));
+		for (int i = 0; i < 2; i++) {
+			assertThat(this.calls.decide(this.calls.prepare(route, "ann", null, null))).isNull();
+			assertThat(this.calls.decideAsync(this.calls.prepare(route, "bob", null, null)).get()).isNull();
+		}
+		assertThat(this.told).containsExactly("r:trial shadow allowed", "r:trial shadow allowed",
+				"r:trial shadow rejected", "r:trial shadow rejected");
+	}
+
+	@Test
+	void badArgumentsAreNamedAsTheReactiveGatewaySpellsThem() {
+		assertThatIllegalArgumentException().isThrownBy(() -> register(null, null, Spelling.ROUTE))
+			.withMessageContaining("gives no limit. Add limiter.threshold and limiter.period, or limiter.name");
+		assertThatIllegalArgumentException().isThrownBy(() -> register(null, Duration.ofSeconds(1), Spelling.ROUTE))
+			.withMessageContaining("but only limiter.period is given");
+		assertThatIllegalArgumentException().isThrownBy(() -> register(0L, Duration.ofSeconds(1), Spelling.ROUTE))
+			.withMessageStartingWith("route 'r': limiter.threshold/limiter.period: threshold must be between 1");
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> this.calls.register("r",
+					new RouteArguments(null, null, null, null, List.of("daily"), null, 1, null, Spelling.ROUTE)))
+			.withMessageContaining("limiter.name 'daily' is not defined")
+			.withMessageContaining("limiter.limits.daily.threshold");
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> this.calls.register("r",
+					new RouteArguments(10L, Duration.ofSeconds(1), null, 10, List.of(), null, 1, null, Spelling.ROUTE)))
+			.withMessageContaining("slices = 10 is given to a sliding-log limit");
+		assertThatIllegalArgumentException()
+			.isThrownBy(
+					() -> this.calls
+						.register("r",
+								new RouteArguments(null, null, Algorithm.TOKEN_BUCKET, null, List.of("hourly"), null, 1,
+										null, Spelling.ROUTE)))
+			.withMessageContaining("Remove limiter.algorithm");
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> this.calls.register("r",
+					new RouteArguments(10L, Duration.ofSeconds(1), null, null, List.of(), null, 11, null,
+							Spelling.ROUTE)))
+			.withMessageContaining("limiter.permits: permits must be between 1 and the smallest threshold (10)");
+		assertThat(this.operations.getOperations()).isEmpty();
+	}
+
+	@Test
+	void badArgumentsAreNamedAsTheMvcGatewaySpellsThem() {
+		assertThatIllegalArgumentException().isThrownBy(() -> register(null, null, Spelling.FILTER))
+			.withMessageContaining("gives no limit. Add threshold and period, or name naming a limit");
+		assertThatIllegalArgumentException().isThrownBy(() -> register(10L, null, Spelling.FILTER))
+			.withMessage("route 'r': threshold and period go together, but only threshold is given. Give both, "
+					+ "such as threshold: 10 and period: 1m.");
+	}
+
+	private AnnotatedOperation register(Long threshold, Duration period, Spelling spelling) {
+		return this.calls.register("r",
+				new RouteArguments(threshold, period, null, null, List.of(), null, 1, null, spelling));
+	}
+
+}
