@@ -23,6 +23,7 @@ import dev.limiter.internal.call.RouteCalls;
 import dev.limiter.internal.call.RouteCalls.RouteCall;
 import dev.limiter.internal.limits.LimitResolver.Spelling;
 import dev.limiter.internal.web.RateLimitHeaders;
+import dev.limiter.key.RateLimitKeys;
 
 /**
  * Limiter as the rate limiter of Spring Cloud Gateway's {@code RequestRateLimiter}
@@ -99,7 +100,7 @@ public class GatewayRateLimiter
 		// exchange runs on Reactor's parallel threads, never on the threads that read
 		// replies.
 		return plan(route).flatMap((plan) -> {
-			RouteCall call = this.calls.prepare(route.operation(), id, plan.orElse(null), null);
+			RouteCall call = this.calls.prepare(route.operation(), RateLimitKeys.bounded(id), plan.orElse(null), null);
 			return Mono.defer(() -> Mono.fromFuture(this.calls.decideAsync(call)))
 				.publishOn(Schedulers.parallel())
 				.flatMap((decision) -> response(call, decision))

@@ -13,7 +13,6 @@ import dev.limiter.call.RateLimitInvocation;
 import dev.limiter.internal.key.CurrentRequest;
 import dev.limiter.internal.limits.LimitOverrides;
 import dev.limiter.key.RateLimitKeyResolver;
-import dev.limiter.key.RateLimitKeys;
 
 /**
  * Prepares every call of a rate-limited method the same way, whichever stack serves it:
@@ -84,13 +83,13 @@ final class CallPreparation {
 	 * time, and the key of its caller; a route has no condition and no key expression.
 	 * @param route the route's operation
 	 * @param plan the request's plan, or {@code null}
-	 * @param caller the caller, as the route's key resolver gave it
+	 * @param caller the caller, already bounded, such as {@code u:alice}
 	 * @param request the request, for listeners that write to it, or {@code null}
 	 * @return the prepared call
 	 */
 	PreparedCall prepareRoute(AnnotatedOperation route, String plan, String caller, Object request) {
 		AnnotatedOperation planned = planned(route, plan);
-		String key = route.key(RateLimitKeys.bounded(caller));
+		String key = route.key(caller);
 		RateLimitInvocation invocation = new RateLimitInvocation(planned, null, NO_ARGUMENTS, () -> request);
 		if (!this.overrides.isEmpty()) {
 			AnnotatedOperation overridden = overridden(planned, plan, planned != route, key);

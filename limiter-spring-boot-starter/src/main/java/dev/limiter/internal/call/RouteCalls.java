@@ -68,7 +68,8 @@ public final class RouteCalls {
 	 * Prepare one request of a route: its plan's numbers, those set at run time, and its
 	 * caller's key.
 	 * @param route the route's operation
-	 * @param caller the caller, as the route's key resolver gave it
+	 * @param caller the caller, already bounded ({@link RateLimitKeys#bounded}), such as
+	 * what the route's key resolver gave or {@code ip:10.0.0.1}
 	 * @param plan the request's plan, or {@code null}
 	 * @param request the request, for listeners that write to it, or {@code null}
 	 * @return the call

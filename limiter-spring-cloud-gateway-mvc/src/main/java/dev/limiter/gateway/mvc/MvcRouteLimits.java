@@ -1,0 +1,196 @@
+package dev.limiter.gateway.mvc;
+
+import java.net.URI;
+import java.security.Principal;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
+
+import org.springframework.beans.factory.BeanFactory;
+import org.springframework.beans.factory.NoSuchBeanDefinitionException;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.SmartInitializingSingleton;
+import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.boot.context.properties.source.MapConfigurationPropertySource;
+import org.springframework.cloud.gateway.server.mvc.common.MvcUtils;
+import org.springframework.cloud.gateway.server.mvc.config.FilterProperties;
+import org.springframework.cloud.gateway.server.mvc.config.GatewayMvcProperties;
+import org.springframework.cloud.gateway.server.mvc.config.RouteProperties;
+import org.springframework.http.ProblemDetail;
+import org.springframework.http.ResponseEntity;
+import org.springframework.web.servlet.function.HandlerFunction;
+import org.springframework.web.servlet.function.ServerRequest;
+import org.springframework.web.servlet.function.ServerResponse;
+
+import dev.limiter.Decision;
+import dev.limiter.RateLimitExceededException;
+import dev.limiter.RateLimitUnavailableException;
+import dev.limiter.gateway.mvc.LimiterFilterFunctions.Config;
+import dev.limiter.internal.call.AnnotatedOperation;
+import dev.limiter.internal.call.RouteArguments;
+import dev.limiter.internal.call.RouteCalls;
+import dev.limiter.internal.call.RouteCalls.RouteCall;
+import dev.limiter.internal.limits.LimitResolver.Spelling;
+import dev.limiter.internal.web.RateLimitResponses;
+import dev.limiter.key.RateLimitKeys;
+
+/**
+ * The limits of one application's Gateway Server MVC routes: the routes of the
+ * configuration are built and checked when the application starts, so that a bad argument
+ * stops the start naming the route; a route of the Java DSL on its first request. Each
+ * request is decided on the thread that serves it.
+ */
+final class MvcRouteLimits implements SmartInitializingSingleton {
+
+	/** The filter's name in route configuration, as the gateway looks it up. */
+	static final String FILTER = "limiter";
+
+	// The gateway's own names of a short form's values: - Limiter=10,1s.
+	private static final String GENERATED_KEY = "_genkey_";
+
+	private static final List<String> SHORTCUT = List.of("threshold", "period");
+
+	private static final String ARGUMENTS = "args";
+
+	private final RouteCalls calls;
+
+	private final RateLimitResponses responses;
+
+	private final BeanFactory beans;
+
+	private final ObjectProvider<GatewayMvcProperties> properties;
+
+	private final Map<String, Route> routes = new ConcurrentHashMap<>();
+
+	MvcRouteLimits(RouteCalls calls, RateLimitResponses responses, BeanFactory beans,
+			ObjectProvider<GatewayMvcProperties> properties) {
+		this.calls = calls;
+		this.responses = responses;
+		this.beans = beans;
+		this.properties = properties;
+	}
+
+	@Override
+	public void afterSingletonsInstantiated() {
+		GatewayMvcProperties gateway = this.properties.getIfAvailable();
+		if (gateway == null) {
+			return;
+		}
+		List<RouteProperties> configured = new ArrayList<>(gateway.getRoutes());
+		gateway.getRoutesMap().forEach((id, route) -> {
+			if (route.getId() == null) {
+				route.setId(id);
+			}
+			configured.add(route);
+		});
+		for (RouteProperties route : configured) {
+			for (FilterProperties filter : route.getFilters()) {
+				if (filter.getName() != null && filter.getName().toLowerCase(Locale.ROOT).equals(FILTER)) {
+					this.routes.put(route.getId(), route(route.getId(), config(filter.getArgs())));
+				}
+			}
+		}
+	}
+
+	/**
+	 * Decide a request of a route and answer a rejection as {@code @RateLimit} does, or
+	 * pass it on; the quota headers of an admitted request are written by the starter's
+	 * listener, on the servlet response that the gateway's response is added to.
+	 */
+	ServerResponse filter(Config config, ServerRequest request, HandlerFunction<ServerResponse> next) throws Exception {
+		String routeId = MvcUtils.getAttribute(request, MvcUtils.GATEWAY_ROUTE_ID_ATTR);
+		if (routeId == null) {
+			throw new IllegalStateException("A Limiter filter runs on a route without an id: build the route with "
+					+ "GatewayRouterFunctions.route(\"<id>\"), whose id names its counters");
+		}
+		Route route = this.routes.get(routeId);
+		if (route == null) {
+			route = this.routes.computeIfAbsent(routeId, (id) -> route(id, config));
+		}
+		String plan = (route.plan() != null && !route.operation().getPlans().isEmpty()) ? route.plan().apply(request)
+				: null;
+		RouteCall call = this.calls.prepare(route.operation(), caller(route, request), plan, request.servletRequest());
+		Decision decision = this.calls.decide(call);
+		if (decision == null || decision.isAllowed()) {
+			return next.handle(request);
+		}
+		RuntimeException rejection = this.calls.rejection(call, decision);
+		ResponseEntity<ProblemDetail> answer = (rejection instanceof RateLimitUnavailableException unavailable)
+				? this.responses.unavailable(unavailable)
+				: this.responses.exceeded((RateLimitExceededException) rejection);
+		ProblemDetail problem = answer.getBody();
+		if (problem != null && problem.getInstance() == null) {
+			// As Spring MVC completes the problem of an annotated method.
+			problem.setInstance(URI.create(request.servletRequest().getRequestURI()));
+		}
+		return ServerResponse.status(answer.getStatusCode())
+			.headers((headers) -> headers.addAll(answer.getHeaders()))
+			.body(problem);
+	}
+
+	/**
+	 * Return the caller of a request: the key resolver's value, else the principal's
+	 * name, else the client address, as the starter's default key.
+	 */
+	private static String caller(Route route, ServerRequest request) {
+		String key = (route.key() != null) ? route.key().apply(request) : null;
+		if (key != null && !key.isBlank()) {
+			return RateLimitKeys.bounded(key);
+		}
+		String principal = request.principal().map(Principal::getName).orElse(null);
+		return RateLimitKeys.caller(principal, request.servletRequest().getRemoteAddr());
+	}
+
+	private Route route(String routeId, Config config) {
+		RouteArguments arguments = new RouteArguments(config.getThreshold(), config.getPeriod(), config.getAlgorithm(),
+				config.getSlices(), config.getName(), config.getFailurePolicy(), config.getPermits(),
+				config.getShadow(), Spelling.FILTER);
+		AnnotatedOperation operation = this.calls.register(routeId, arguments);
+		return new Route(operation, resolver(routeId, "key-resolver", config.key(), config.getKeyResolver()),
+				resolver(routeId, "plan-resolver", config.plan(), config.getPlanResolver()));
+	}
+
+	@SuppressWarnings("unchecked")
+	private Function<ServerRequest, String> resolver(String routeId, String argument,
+			Function<ServerRequest, String> given, String beanName) {
+		if (given != null || beanName == null || beanName.isBlank()) {
+			return given;
+		}
+		try {
+			return this.beans.getBean(beanName.trim(), Function.class);
+		}
+		catch (NoSuchBeanDefinitionException ex) {
+			throw new IllegalArgumentException("route '" + routeId + "': " + argument + " '" + beanName
+					+ "' names no bean of type Function<ServerRequest, String>. Define one, such as @Bean "
+					+ "Function<ServerRequest, String> " + beanName.trim() + "(), or remove " + argument + ".");
+		}
+	}
+
+	/**
+	 * Bind a configured filter's arguments as the gateway binds them into the filter's
+	 * configuration (a value that does not convert has stopped the start there already,
+	 * naming it).
+	 */
+	private static Config config(Map<String, String> args) {
+		Map<String, String> named = new LinkedHashMap<>();
+		args.forEach((name, value) -> {
+			String key = name;
+			if (name.startsWith(GENERATED_KEY)) {
+				int index = Integer.parseInt(name.substring(GENERATED_KEY.length()));
+				key = (index < SHORTCUT.size()) ? SHORTCUT.get(index) : name;
+			}
+			named.put(ARGUMENTS + "." + key, value);
+		});
+		return new Binder(new MapConfigurationPropertySource(named)).bindOrCreate(ARGUMENTS, Config.class);
+	}
+
+	/** A route's operation and how its requests find their key and plan. */
+	private record Route(AnnotatedOperation operation, Function<ServerRequest, String> key,
+			Function<ServerRequest, String> plan) {
+	}
+
+}

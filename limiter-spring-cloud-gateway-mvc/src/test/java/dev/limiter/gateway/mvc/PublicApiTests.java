@@ -1,0 +1,28 @@
+package dev.limiter.gateway.mvc;
+
+import java.nio.file.Path;
+
+import org.junit.jupiter.api.Test;
+
+import dev.limiter.test.PublicApi;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The public API of limiter-spring-cloud-gateway-mvc is the checked-in listing
+ * {@code api/limiter-spring-cloud-gateway-mvc.api}: a change to it is a change on
+ * purpose, made with {@code -Dlimiter.api.update=true} and reviewed.
+ */
+class PublicApiTests {
+
+	@Test
+	void thePublicApiIsTheCheckedInListing() {
+		assertThat(
+				PublicApi.differences(Path.of("target/classes"), Path.of("api/limiter-spring-cloud-gateway-mvc.api")))
+			.as("The public API of limiter-spring-cloud-gateway-mvc changed. If on purpose, run ./mvnw -pl limiter-spring-cloud-gateway-mvc -am test "
+					+ "-Dtest=PublicApiTests -Dsurefire.failIfNoSpecifiedTests=false -Dlimiter.api.update=true "
+					+ "and commit api/limiter-spring-cloud-gateway-mvc.api")
+			.isEmpty();
+	}
+
+}
