@@ -167,9 +167,15 @@ public class RateLimitsEndpoint {
 			return new WebEndpointResponse<>(WebEndpointResponse.STATUS_NOT_FOUND);
 		}
 		String fullKey = operation.key(key);
-		this.rateLimiter.reset(fullKey, operation.getLimits());
-		for (AnnotatedOperation planned : operation.getPlans().values()) {
-			this.rateLimiter.reset(fullKey, planned.getLimits());
+		List<AnnotatedOperation> all = new ArrayList<>(operation.getPlans().values());
+		all.add(0, operation);
+		for (AnnotatedOperation planned : all) {
+			if (!planned.getEnforcedLimits().isEmpty()) {
+				this.rateLimiter.reset(fullKey, planned.getEnforcedLimits());
+			}
+			if (!planned.getShadowLimits().isEmpty()) {
+				this.rateLimiter.reset(planned.shadowKey(fullKey), planned.getShadowLimits());
+			}
 		}
 		if (this.resets != null) {
 			this.resets.published(fullKey);
@@ -360,7 +366,19 @@ public class RateLimitsEndpoint {
 	private List<Object> usage(String fullKey, AnnotatedOperation operation, String plan) {
 		List<Object> usage = new ArrayList<>();
 		List<Limit> limits = this.limits.overrides().apply(operation.getLimits(), plan, plan != null, fullKey);
-		for (Usage used : this.rateLimiter.usage(fullKey, limits)) {
+		// Shadowed limits beside enforced ones count under a key apart; the rows keep the
+		// limits' order.
+		List<Limit> enforced = new ArrayList<>();
+		List<Limit> shadowed = new ArrayList<>();
+		for (int i = 0; i < limits.size(); i++) {
+			(operation.isShadow(operation.getLimits().get(i)) ? shadowed : enforced).add(limits.get(i));
+		}
+		java.util.Iterator<Usage> enforcedUsage = enforced.isEmpty() ? java.util.Collections.emptyIterator()
+				: this.rateLimiter.usage(fullKey, enforced).iterator();
+		java.util.Iterator<Usage> shadowedUsage = shadowed.isEmpty() ? java.util.Collections.emptyIterator()
+				: this.rateLimiter.usage(operation.shadowKey(fullKey), shadowed).iterator();
+		for (int i = 0; i < limits.size(); i++) {
+			Usage used = operation.isShadow(operation.getLimits().get(i)) ? shadowedUsage.next() : enforcedUsage.next();
 			Map<String, Object> row = new LinkedHashMap<>();
 			row.put("name", used.limit().name());
 			row.put("threshold", used.limit().threshold());

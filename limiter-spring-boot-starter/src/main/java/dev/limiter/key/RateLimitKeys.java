@@ -55,6 +55,18 @@ public final class RateLimitKeys {
 	}
 
 	/**
+	 * Return the key under which the limits in shadow mode of a call count: apart from
+	 * the enforced limits' key, since a limit's counters are per window, and a shadow
+	 * limit with an enforced limit's period would count the enforced limit's calls and
+	 * add its own to them. No call's own key starts with {@code s:}.
+	 * @param key the key of the call, such as {@code n:search:u:alice}
+	 * @return the key of its shadowed limits, such as {@code s:n:search:u:alice}
+	 */
+	public static String shadow(String key) {
+		return "s:" + key;
+	}
+
+	/**
 	 * Return the scope of a rate-limited method called on an object of a class: the class
 	 * and the method's name, and its parameter types when the class has several methods
 	 * of that name, so that two classes that inherit one method, or two overloads, never

@@ -127,6 +127,24 @@ class CountingWebIntegrationTests {
 	}
 
 	@Test
+	void aShadowLimitBesideAnEnforcedOneOfTheSameWindowCountsNeitherTheOthersCalls() {
+		// Each counts the calls it decides under a key of its own: the shadow limit used
+		// to count the enforced calls and add its own to them, and the enforced limit
+		// rejected the 4th call while 4 a minute were allowed.
+		this.contextRunner.run((context) -> {
+			MockMvc mvc = mvc(context);
+			assertThat(statuses(mvc, get("/trial"), get("/trial"), get("/trial"), get("/trial"), get("/trial")))
+				.containsExactly(200, 200, 200, 200, 429);
+			assertThat(context.getBean(MeterRegistry.class)
+				.get(LimiterMetrics.DECISIONS)
+				.tag("limit", "m:" + CountingController.class.getName() + ".trial")
+				.tag("result", "shadow-rejected")
+				.counter()
+				.count()).as("the 3rd and 4th calls, over the shadow limit's 2").isEqualTo(2);
+		});
+	}
+
+	@Test
 	void decisionsAreCountedAndTimedPerLimitNeverPerCaller() {
 		this.contextRunner.run((context) -> {
 			MockMvc mvc = mvc(context);
@@ -296,6 +314,14 @@ class CountingWebIntegrationTests {
 		@RateLimit(name = "shadowed", threshold = 2, shadow = true)
 		@GetMapping("/shadowed")
 		String shadowed() {
+			return "ok";
+		}
+
+		// A limit tried beside the enforced one, over the same window.
+		@RateLimit(threshold = 4, period = 60)
+		@RateLimit(name = "trial", threshold = 2, period = 60, shadow = true)
+		@GetMapping("/trial")
+		String trial() {
 			return "ok";
 		}
 

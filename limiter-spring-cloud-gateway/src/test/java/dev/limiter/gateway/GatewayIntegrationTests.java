@@ -170,8 +170,8 @@ class GatewayIntegrationTests {
 	void routesCountUnderTheirPlansWatchWithShadowLimitsAndAreSeenLikeAnnotatedMethods() throws Exception {
 		assertThat(statuses("/tiered/1", "dave", null, 3)).containsExactly(200, 200, 429);
 		assertThat(statuses("/tiered/1", "erin", "pro", 5)).containsExactly(200, 200, 200, 200, 429);
-		// limiter.limits.watched (1 in 2 minutes) only watches: the route's own limit
-		// decides
+		// limiter.limits.watched (1 a minute, the window of the route's own limit) only
+		// watches, under a key apart: the route's own limit decides
 		assertThat(statuses("/watched/1", "fay", null, 3)).containsExactly(200, 200, 200);
 		MeterRegistry meters = first.getBean(MeterRegistry.class);
 		assertThat(decisions(meters, "n:tiered", "allowed")).isEqualTo(6);
@@ -311,7 +311,7 @@ class GatewayIntegrationTests {
 				"limiter.limits.per-user-hour.threshold=7", "limiter.limits.per-user-hour.period=1h",
 				"limiter.limits.tiered.threshold=2", "limiter.limits.tiered.period=1m",
 				"limiter.limits.tiered.plans.pro.threshold=4", "limiter.limits.watched.threshold=1",
-				"limiter.limits.watched.period=2m", "limiter.limits.watched.shadow=true"));
+				"limiter.limits.watched.period=1m", "limiter.limits.watched.shadow=true"));
 		properties.addAll(routes);
 		return new SpringApplicationBuilder(GatewayApplication.class).web(WebApplicationType.REACTIVE)
 			.properties(properties.toArray(String[]::new))

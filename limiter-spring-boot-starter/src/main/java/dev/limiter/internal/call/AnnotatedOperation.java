@@ -203,6 +203,19 @@ public final class AnnotatedOperation implements RateLimitOperation {
 	}
 
 	/**
+	 * Return the key under which the shadowed limits of a call count: the call's own key
+	 * when no limit is enforced, so that a limit tried in shadow mode keeps its counts
+	 * once it is enforced, otherwise a key apart ({@link RateLimitKeys#shadow}), since a
+	 * shadowed limit with an enforced limit's window would count the enforced calls and
+	 * add its own to them.
+	 * @param key the call's key
+	 * @return the key of its shadowed limits
+	 */
+	public String shadowKey(String key) {
+		return this.enforced.isEmpty() ? key : RateLimitKeys.shadow(key);
+	}
+
+	/**
 	 * Return whether a limit of this operation is in shadow mode.
 	 * @param limit the limit
 	 * @return whether it only watches

@@ -194,7 +194,8 @@ public class RateLimitAspect implements MethodInterceptor, Ordered {
 		}
 		Decision shadow = null;
 		if (!operation.getShadowLimits().isEmpty()) {
-			shadow = this.rateLimiter.acquire(key, operation.getPermits(), operation.getShadowLimits());
+			shadow = this.rateLimiter.acquire(operation.shadowKey(key), operation.getPermits(),
+					operation.getShadowLimits());
 			watched(operation, shadow);
 		}
 		Object result;

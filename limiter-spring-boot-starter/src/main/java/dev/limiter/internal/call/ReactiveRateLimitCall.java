@@ -124,10 +124,11 @@ final class ReactiveRateLimitCall {
 					.doOnNext((decision) -> aspect.enforce(prepared, decision, System.nanoTime() - start));
 			});
 		}
-		Mono<Decision> shadow = operation.getShadowLimits().isEmpty() ? Mono.empty() : Mono
-			.defer(() -> Mono.fromFuture(
-					aspect.rateLimiter().acquireAsync(key, operation.getPermits(), operation.getShadowLimits())))
-			.doOnNext((decision) -> aspect.watched(operation, decision));
+		Mono<Decision> shadow = operation.getShadowLimits().isEmpty() ? Mono.empty()
+				: Mono
+					.defer(() -> Mono.fromFuture(aspect.rateLimiter()
+						.acquireAsync(operation.shadowKey(key), operation.getPermits(), operation.getShadowLimits())))
+					.doOnNext((decision) -> aspect.watched(operation, decision));
 		// The store answers on the limiter's timer or Redis's event loop: the handler
 		// runs
 		// on Reactor's parallel threads instead, never on the threads that read replies.

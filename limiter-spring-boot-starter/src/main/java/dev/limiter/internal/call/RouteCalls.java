@@ -105,8 +105,8 @@ public final class RouteCalls {
 			aspect.told(prepared, decision, System.nanoTime() - start);
 		}
 		if ((decision == null || decision.isAllowed()) && !operation.getShadowLimits().isEmpty()) {
-			aspect.watched(operation,
-					aspect.rateLimiter().acquire(prepared.key(), operation.getPermits(), operation.getShadowLimits()));
+			aspect.watched(operation, aspect.rateLimiter()
+				.acquire(operation.shadowKey(prepared.key()), operation.getPermits(), operation.getShadowLimits()));
 		}
 		return decision;
 	}
@@ -148,7 +148,8 @@ public final class RouteCalls {
 		return enforced.thenCompose(
 				(decision) -> (decision != null && !decision.isAllowed()) ? CompletableFuture.completedFuture(decision)
 						: aspect.rateLimiter()
-							.acquireAsync(prepared.key(), operation.getPermits(), operation.getShadowLimits())
+							.acquireAsync(operation.shadowKey(prepared.key()), operation.getPermits(),
+									operation.getShadowLimits())
 							.thenApply((shadow) -> {
 								aspect.watched(operation, shadow);
 								return decision;
