@@ -68,14 +68,7 @@ final class CallPreparation {
 		if (condition != null && !condition.test(invocation)) {
 			return null;
 		}
-		String key = key(planned, invocation);
-		if (!this.overrides.isEmpty()) {
-			AnnotatedOperation overridden = overridden(planned, plan, planned != operation, key);
-			if (overridden != planned) {
-				return new PreparedCall(overridden, invocation.withOperation(overridden), key);
-			}
-		}
-		return new PreparedCall(planned, invocation, key);
+		return overridden(planned, plan, planned != operation, invocation, key(planned, invocation));
 	}
 
 	/**
@@ -89,27 +82,25 @@ final class CallPreparation {
 	 */
 	PreparedCall prepareRoute(AnnotatedOperation route, String plan, String caller, Object request) {
 		AnnotatedOperation planned = planned(route, plan);
-		String key = route.key(caller);
 		RateLimitInvocation invocation = new RateLimitInvocation(planned, null, NO_ARGUMENTS, () -> request);
+		return overridden(planned, plan, planned != route, invocation, route.key(caller));
+	}
+
+	/**
+	 * Return the call under the numbers set at run time for it, if any: the caller's own,
+	 * else its plan's, else its named limit's; nothing is done per call when none is set.
+	 */
+	private PreparedCall overridden(AnnotatedOperation planned, String plan, boolean configuredPlan,
+			RateLimitInvocation invocation, String key) {
 		if (!this.overrides.isEmpty()) {
-			AnnotatedOperation overridden = overridden(planned, plan, planned != route, key);
-			if (overridden != planned) {
+			List<Limit> limits = this.overrides.apply(planned.getLimits(), plan, configuredPlan, key);
+			if (limits != planned.getLimits()) {
+				AnnotatedOperation overridden = this.overridden.computeIfAbsent(new Overridden(planned, limits),
+						(k) -> planned.withLimits(limits));
 				return new PreparedCall(overridden, invocation.withOperation(overridden), key);
 			}
 		}
 		return new PreparedCall(planned, invocation, key);
-	}
-
-	/**
-	 * Return the operation under the numbers set at run time for this call, if any: the
-	 * caller's own, else its plan's, else its named limit's.
-	 */
-	private AnnotatedOperation overridden(AnnotatedOperation planned, String plan, boolean configuredPlan, String key) {
-		List<Limit> limits = this.overrides.apply(planned.getLimits(), plan, configuredPlan, key);
-		if (limits == planned.getLimits()) {
-			return planned;
-		}
-		return this.overridden.computeIfAbsent(new Overridden(planned, limits), (k) -> planned.withLimits(limits));
 	}
 
 	/**
