@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Supplier;
 
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
@@ -70,6 +71,9 @@ public class RateLimitExceptionResolver implements HandlerExceptionResolver, Ord
 
 	/** The most problem bodies kept; they are dropped all at once when there are more. */
 	private static final int MAX_BODIES = 1024;
+
+	// Tomcat's last chunk without trailer fields is the one it writes without a supplier.
+	private static final Supplier<Map<String, String>> NO_TRAILER_FIELDS = () -> null;
 
 	private final RateLimitExceptionHandler handler;
 
@@ -176,10 +180,39 @@ public class RateLimitExceptionResolver implements HandlerExceptionResolver, Ord
 		for (String[] header : body.headers()) {
 			response.setHeader(header[0], header[1]);
 		}
+		boolean oneWrite = chunkedAtTheEnd(request, response);
 		OutputStream stream = response.getOutputStream();
 		stream.write(body.bytes());
-		stream.flush();
-		response.flushBuffer();
+		if (!oneWrite) {
+			stream.flush();
+			response.flushBuffer();
+		}
+	}
+
+	/**
+	 * Keep the chunked answer Spring MVC gives, in one write to the socket instead of
+	 * two: Spring MVC's converter flushes the body, so the response goes out chunked, as
+	 * the headers and the body first and the last chunk when the request ends. Tomcat
+	 * chunks an HTTP/1.1 response that has trailer fields even when it could count its
+	 * length, so a supplier of no trailer fields gives the same bytes without the early
+	 * flush; on other servers and protocols the body is flushed as Spring MVC does.
+	 */
+	private static boolean chunkedAtTheEnd(HttpServletRequest request, HttpServletResponse response) {
+		if (!"HTTP/1.1".equals(request.getProtocol()) || !isTomcat(request)) {
+			return false;
+		}
+		try {
+			response.setTrailerFields(NO_TRAILER_FIELDS);
+			return true;
+		}
+		catch (IllegalStateException ex) {
+			return false;
+		}
+	}
+
+	private static boolean isTomcat(HttpServletRequest request) {
+		String server = request.getServletContext().getServerInfo();
+		return server != null && server.startsWith("Apache Tomcat/");
 	}
 
 	/**
