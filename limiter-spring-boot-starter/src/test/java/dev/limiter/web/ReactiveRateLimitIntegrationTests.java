@@ -21,6 +21,9 @@ import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.ResponseStatus;
 import org.springframework.web.bind.annotation.RestController;
 import org.springframework.web.reactive.function.client.WebClient;
+import org.springframework.web.server.ServerWebExchange;
+import org.springframework.web.server.WebFilter;
+import org.springframework.web.server.WebFilterChain;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
@@ -143,6 +146,52 @@ class ReactiveRateLimitIntegrationTests {
 		client.get().uri("/tenant").header("X-Tenant", "acme").exchange().expectStatus().isOk();
 		client.get().uri("/tenant").header("X-Tenant", "acme").exchange().expectStatus().isEqualTo(429);
 		client.get().uri("/tenant").header("X-Tenant", "globex").exchange().expectStatus().isOk();
+	}
+
+	@Test
+	void aRememberedRejectionIsAnsweredOnTheServersThreadWithoutTheStore() {
+		try (ConfigurableApplicationContext remembering = new SpringApplicationBuilder(ReactiveApplication.class)
+			.web(WebApplicationType.REACTIVE)
+			.properties("server.port=0", "spring.data.redis.host=" + redis.host(),
+					"spring.data.redis.port=" + redis.port(), "limiter.limits.tiers.plans.pro.threshold=6")
+			.run()) {
+			WebTestClient remembered = WebTestClient.bindToServer()
+				.baseUrl("http://localhost:" + remembering.getEnvironment().getProperty("local.server.port"))
+				.build();
+			assertThat(admitted(remembered, "/tiers?user=dan&tier=basic", 3)).isEqualTo(2);
+			long scripts = scriptCalls();
+			CommitThreads commits = remembering.getBean(CommitThreads.class);
+			commits.threads.clear();
+			String body = remembered.get()
+				.uri("/tiers?user=dan&tier=basic")
+				.exchange()
+				.expectStatus()
+				.isEqualTo(429)
+				.expectHeader()
+				.valueEquals("X-RateLimit-Remaining", "0")
+				.expectHeader()
+				.contentTypeCompatibleWith(MediaType.APPLICATION_PROBLEM_JSON)
+				.expectBody(String.class)
+				.returnResult()
+				.getResponseBody();
+			assertThat(body).contains("\"status\":429").contains("\"limit\":\"tiers\"");
+			assertThat(scriptCalls()).as("no script call for a remembered rejection").isEqualTo(scripts);
+			// Answered where the request was read: the server's event loop, as a
+			// handler's
+			// own error is, with BlockHound watching that thread.
+			assertThat(commits.threads).singleElement().asString().startsWith("reactor-http-");
+		}
+	}
+
+	private static long scriptCalls() {
+		String stats = String.valueOf(redis.command("INFO", "commandstats"));
+		long calls = 0;
+		for (String line : stats.split("\r?\n")) {
+			if (line.startsWith("cmdstat_evalsha:") || line.startsWith("cmdstat_eval:")) {
+				calls += Long.parseLong(line.replaceAll(".*calls=(\\d+).*", "$1"));
+			}
+		}
+		return calls;
 	}
 
 	@Test
@@ -282,6 +331,10 @@ class ReactiveRateLimitIntegrationTests {
 	}
 
 	private static int admitted(String uri, int calls) {
+		return admitted(client, uri, calls);
+	}
+
+	private static int admitted(WebTestClient client, String uri, int calls) {
 		int admitted = 0;
 		for (int i = 0; i < calls; i++) {
 			int status = client.get().uri(uri).exchange().returnResult(String.class).getStatus().value();
@@ -319,8 +372,29 @@ class ReactiveRateLimitIntegrationTests {
 		}
 
 		@Bean
+		CommitThreads commitThreads() {
+			return new CommitThreads();
+		}
+
+		@Bean
 		Relay relay(WebClient.Builder builder, org.springframework.core.env.Environment environment) {
 			return new Relay(builder.build(), environment.getProperty("test.upstream"));
+		}
+
+	}
+
+	/** Records the thread on which each response is committed. */
+	static class CommitThreads implements WebFilter {
+
+		final List<String> threads = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+		@Override
+		public Mono<Void> filter(ServerWebExchange exchange, WebFilterChain chain) {
+			exchange.getResponse().beforeCommit(() -> {
+				this.threads.add(Thread.currentThread().getName());
+				return Mono.empty();
+			});
+			return chain.filter(exchange);
 		}
 
 	}

@@ -274,11 +274,23 @@ public class RateLimitAspect implements MethodInterceptor, Ordered {
 		AnnotatedOperation operation = this.operationSource.getOperation(method, targetClass);
 		PreparedCall prepared = (operation != null)
 				? this.preparation.prepareWithoutArguments(operation, targetClass, this.currentRequest) : null;
-		if (prepared == null) {
+		if (prepared != null) {
+			rejectKnown(prepared);
+		}
+	}
+
+	/**
+	 * Throw the rejection of a prepared call that the limiter already knows without
+	 * asking the store, unless the call would wait it out; do nothing otherwise. The
+	 * listeners and the observer are told as for any rejection.
+	 * @param prepared the call, under its plan's and any override's numbers
+	 * @throws RateLimitExceededException if the limiter knows the call is rejected
+	 */
+	void rejectKnown(PreparedCall prepared) {
+		AnnotatedOperation applied = prepared.operation();
+		if (applied.getEnforcedLimits().isEmpty()) {
 			return;
 		}
-		// The prepared call's operation: under its plan's and any override's numbers.
-		AnnotatedOperation applied = prepared.operation();
 		long start = System.nanoTime();
 		Decision known = this.rateLimiter.cachedRejection(prepared.key(), applied.getPermits(),
 				applied.getEnforcedLimits());

@@ -108,6 +108,15 @@ final class ReactiveRateLimitCall {
 		if (prepared == null) {
 			return Mono.just(NOT_LIMITED);
 		}
+		// A rejection the limiter already knows is answered on the subscriber's thread,
+		// as
+		// a handler's own error would be: no store call, so no thread to leave.
+		try {
+			aspect.rejectKnown(prepared);
+		}
+		catch (RuntimeException rejected) {
+			return Mono.error(rejected);
+		}
 		AnnotatedOperation operation = prepared.operation();
 		String key = prepared.key();
 		Mono<Decision> enforced = Mono.empty();
