@@ -1,5 +1,11 @@
 package dev.limiter.web;
 
+import java.io.ByteArrayOutputStream;
+import java.io.OutputStream;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 
@@ -146,6 +152,36 @@ class ReactiveRateLimitIntegrationTests {
 		client.get().uri("/tenant").header("X-Tenant", "acme").exchange().expectStatus().isOk();
 		client.get().uri("/tenant").header("X-Tenant", "acme").exchange().expectStatus().isEqualTo(429);
 		client.get().uri("/tenant").header("X-Tenant", "globex").exchange().expectStatus().isOk();
+	}
+
+	@Test
+	void the429IsByteForByteTheOneOnRecord() throws Exception {
+		String port = context.getEnvironment().getProperty("local.server.port");
+		assertThat(raw(port, "/mono")).startsWith("HTTP/1.1 200 ");
+		assertThat(raw(port, "/mono")).startsWith("HTTP/1.1 200 ");
+		String expected = new String(
+				ReactiveRateLimitIntegrationTests.class.getResourceAsStream("reactive-rejection-429.http")
+					.readAllBytes(),
+				StandardCharsets.UTF_8);
+		String first = raw(port, "/mono");
+		// Kept for a look when the record and the response part.
+		Files.writeString(Path.of("target", "reactive-rejection-429.actual"), first);
+		assertThat(first).isEqualTo(expected);
+		assertThat(raw(port, "/mono")).isEqualTo(expected);
+	}
+
+	/** A response as a client reads it off the socket. */
+	private static String raw(String port, String path) throws Exception {
+		try (Socket socket = new Socket("127.0.0.1", Integer.parseInt(port))) {
+			socket.setSoTimeout(30_000);
+			OutputStream out = socket.getOutputStream();
+			out.write(("GET " + path + " HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n")
+				.getBytes(StandardCharsets.US_ASCII));
+			out.flush();
+			ByteArrayOutputStream response = new ByteArrayOutputStream();
+			socket.getInputStream().transferTo(response);
+			return response.toString(StandardCharsets.UTF_8);
+		}
 	}
 
 	@Test
