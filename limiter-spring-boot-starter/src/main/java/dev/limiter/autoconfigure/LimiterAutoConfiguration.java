@@ -24,6 +24,7 @@ import org.springframework.context.annotation.Role;
 import org.springframework.core.Ordered;
 import org.springframework.core.annotation.Order;
 import org.springframework.http.HttpStatusCode;
+import org.springframework.http.codec.ServerCodecConfigurer;
 import org.springframework.web.filter.reactive.ServerWebExchangeContextFilter;
 import org.springframework.web.servlet.DispatcherServlet;
 import org.springframework.web.servlet.config.annotation.InterceptorRegistry;
@@ -337,8 +338,9 @@ public final class LimiterAutoConfiguration {
 		@Bean
 		@ConditionalOnMissingBean
 		@Conditional(OnNoApplicationRateLimitHandlerCondition.class)
-		ReactiveRateLimitExceptionHandler reactiveRateLimitExceptionHandler(RateLimitResponses rateLimitResponses) {
-			return new ReactiveRateLimitExceptionHandler(rateLimitResponses);
+		ReactiveRateLimitExceptionHandler reactiveRateLimitExceptionHandler(RateLimitResponses rateLimitResponses,
+				ObjectProvider<ServerCodecConfigurer> serverCodecConfigurer) {
+			return new ReactiveRateLimitExceptionHandler(rateLimitResponses, serverCodecConfigurer);
 		}
 
 	}

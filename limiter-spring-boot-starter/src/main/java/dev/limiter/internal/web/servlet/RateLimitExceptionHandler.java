@@ -3,12 +3,13 @@ package dev.limiter.internal.web.servlet;
 import org.springframework.core.annotation.Order;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.HttpStatusCode;
+import org.springframework.http.ProblemDetail;
+import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.ExceptionHandler;
 import org.springframework.web.bind.annotation.RestControllerAdvice;
 
 import dev.limiter.RateLimitExceededException;
 import dev.limiter.RateLimitUnavailableException;
-import dev.limiter.internal.web.RateLimitAdvice;
 import dev.limiter.internal.web.RateLimitHeaders;
 import dev.limiter.internal.web.RateLimitResponses;
 
@@ -28,10 +29,12 @@ import dev.limiter.internal.web.RateLimitResponses;
  */
 @RestControllerAdvice
 @Order(RateLimitExceptionHandler.ORDER)
-public class RateLimitExceptionHandler extends RateLimitAdvice {
+public class RateLimitExceptionHandler {
 
 	/** The order of this advice: early, but after advice ordered at the very top. */
 	public static final int ORDER = RateLimitResponses.HANDLER_ORDER;
+
+	private final RateLimitResponses responses;
 
 	/**
 	 * Create the handler, answering rejections for an unavailable store with 503.
@@ -56,7 +59,40 @@ public class RateLimitExceptionHandler extends RateLimitAdvice {
 	 * @param responses the 429 and 503 answers
 	 */
 	public RateLimitExceptionHandler(RateLimitResponses responses) {
-		super(responses);
+		if (responses == null) {
+			throw new IllegalArgumentException("responses must not be null");
+		}
+		this.responses = responses;
+	}
+
+	/**
+	 * Answer a rejection by a fail-closed limit while the store is unavailable: the
+	 * configured status, {@code Retry-After} and a problem that says the store is
+	 * unavailable.
+	 * @param ex the rejection
+	 * @return the response, 503 by default
+	 */
+	@ExceptionHandler(RateLimitUnavailableException.class)
+	public ResponseEntity<ProblemDetail> handleRateLimitUnavailable(RateLimitUnavailableException ex) {
+		return this.responses.unavailable(ex);
+	}
+
+	/**
+	 * Answer a rejection.
+	 * @param ex the rejection
+	 * @return the 429 response
+	 */
+	@ExceptionHandler(RateLimitExceededException.class)
+	public ResponseEntity<ProblemDetail> handleRateLimitExceeded(RateLimitExceededException ex) {
+		return this.responses.exceeded(ex);
+	}
+
+	/**
+	 * Return the answers this handler gives.
+	 * @return the responses
+	 */
+	public RateLimitResponses responses() {
+		return this.responses;
 	}
 
 }

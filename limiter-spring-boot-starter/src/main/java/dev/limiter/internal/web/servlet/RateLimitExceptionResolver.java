@@ -40,6 +40,7 @@ import org.springframework.web.servlet.mvc.method.annotation.ResponseBodyAdvice;
 
 import dev.limiter.RateLimitExceededException;
 import dev.limiter.RateLimitUnavailableException;
+import dev.limiter.internal.web.ProblemBodies;
 import dev.limiter.internal.web.RateLimitResponses;
 
 /**
@@ -69,9 +70,6 @@ public class RateLimitExceptionResolver implements HandlerExceptionResolver, Ord
 
 	private static final ResolvableType PROBLEM_TYPE = ResolvableType.forClass(ProblemDetail.class);
 
-	/** The most problem bodies kept; they are dropped all at once when there are more. */
-	private static final int MAX_BODIES = 1024;
-
 	// Tomcat's last chunk without trailer fields is the one it writes without a supplier.
 	private static final Supplier<Map<String, String>> NO_TRAILER_FIELDS = () -> null;
 
@@ -83,7 +81,7 @@ public class RateLimitExceptionResolver implements HandlerExceptionResolver, Ord
 
 	private final Map<Class<?>, Boolean> unavailableByHandlerType = new ConcurrentHashMap<>();
 
-	private final Map<BodyKey, Body> bodies = new ConcurrentHashMap<>();
+	private final ProblemBodies<Body> bodies = new ProblemBodies<>();
 
 	private volatile Setup setup;
 
@@ -176,7 +174,7 @@ public class RateLimitExceptionResolver implements HandlerExceptionResolver, Ord
 		if (problem.getInstance() == null) {
 			problem.setInstance(URI.create(request.getRequestURI()));
 		}
-		Body body = body(problem, contentType, converter);
+		Body body = this.bodies.get(problem, contentType, (p) -> serialize(p, contentType, converter));
 		for (String[] header : body.headers()) {
 			response.setHeader(header[0], header[1]);
 		}
@@ -215,26 +213,6 @@ public class RateLimitExceptionResolver implements HandlerExceptionResolver, Ord
 		return server != null && server.startsWith("Apache Tomcat/");
 	}
 
-	/**
-	 * Return the bytes of a problem as the converter writes them, serialized once per
-	 * distinct problem: under a flood of rejections the problems repeat (the same limit,
-	 * path and seconds to wait), so most rejections write bytes already made.
-	 */
-	private Body body(ProblemDetail problem, MediaType contentType, HttpMessageConverter<?> converter)
-			throws IOException {
-		BodyKey key = new BodyKey(problem, contentType);
-		Body body = this.bodies.get(key);
-		if (body == null) {
-			body = serialize(problem, contentType, converter);
-			if (this.bodies.size() >= MAX_BODIES) {
-				this.bodies.clear();
-			}
-			// A copy of the problem as the key: the caller's stays the caller's.
-			this.bodies.put(new BodyKey(copy(problem), contentType), body);
-		}
-		return body;
-	}
-
 	@SuppressWarnings({ "unchecked", "rawtypes" })
 	private static Body serialize(ProblemDetail problem, MediaType contentType, HttpMessageConverter<?> converter)
 			throws IOException {
@@ -266,23 +244,6 @@ public class RateLimitExceptionResolver implements HandlerExceptionResolver, Ord
 		List<String[]> written = new ArrayList<>();
 		headers.forEach((name, values) -> values.forEach((value) -> written.add(new String[] { name, value })));
 		return new Body(bytes.toByteArray(), List.copyOf(written));
-	}
-
-	private static ProblemDetail copy(ProblemDetail problem) {
-		ProblemDetail copy = ProblemDetail.forStatus(problem.getStatus());
-		copy.setType(problem.getType());
-		copy.setTitle(problem.getTitle());
-		copy.setDetail(problem.getDetail());
-		copy.setInstance(problem.getInstance());
-		if (problem.getProperties() != null) {
-			problem.getProperties().forEach(copy::setProperty);
-		}
-		return copy;
-	}
-
-	/** A problem and the type it is written as. */
-	private record BodyKey(ProblemDetail problem, MediaType contentType) {
-
 	}
 
 	/** The bytes of a problem and the headers its converter set, as name and value. */
