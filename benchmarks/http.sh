@@ -17,7 +17,17 @@
 # results/http-peer-summary.txt with the ratios limiter/bucket4j. PEER=only skips the
 # sample's runs.
 #
+# APPS=1 adds the applications' runs (benchmarks/mvc-app and benchmarks/webflux-app, Spring
+# Boot 4.1, no Spring Security), each over USERS users (users.lua, 10): /hit limited
+# 5 per 4 s by key = "#user", on Spring MVC and on WebFlux, without (limiter.enabled=false)
+# and rejecting; then the WebFlux app as a Spring Cloud Gateway (profile "gateway") whose
+# routes forward to an unlimited handler: /scg by the gateway's RedisRateLimiter, /limiter by
+# limiterRateLimiter's token bucket (the same promise), /limiter-log by its sliding log,
+# admitted (1,000,000 per second) and rejecting (5 per 5 s), Redis flushed before each.
+# They go to results/http-apps-summary.txt with their ratios. APPS=only skips the rest.
+#
 #   benchmarks/http.sh            about five minutes; needs wrk (apt-get install wrk)
+#   APPS=only benchmarks/http.sh  about eleven minutes
 #   PEER=1 benchmarks/http.sh     about twelve minutes; PEER=only about seven
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -28,14 +38,22 @@ RESULTS=${RESULTS:-results}
 export CALLERS=${CALLERS:-100000}
 PEER=${PEER:-}
 [ "$PEER" != 0 ] || PEER=
+APPS=${APPS:-}
+[ "$APPS" != 0 ] || APPS=
+# The sample's runs, unless PEER=only or APPS=only.
+SAMPLE=1
+if [ "$PEER" = only ] || [ "$APPS" = only ]; then SAMPLE=; fi
 PEER_ROUNDS=${PEER_ROUNDS:-2}
 mkdir -p "$RESULTS"
 command -v wrk >/dev/null || { echo "wrk is missing: apt-get install wrk"; exit 1; }
 
 # JAR=... measures another build of the sample (such as one from an earlier commit).
-if [ "$PEER" != only ] && [ -z "${JAR:-}" ]; then
+if [ -n "$SAMPLE" ] && [ -z "${JAR:-}" ]; then
 	(cd "$ROOT" && ./mvnw -q -pl sample-app -am package -DskipTests)
 	JAR="$ROOT/sample-app/target/sample-app.jar"
+fi
+if [ -n "$APPS" ]; then
+	(cd "$ROOT" && ./mvnw -q -pl benchmarks/mvc-app,benchmarks/webflux-app -am package -DskipTests)
 fi
 # The peer app is built on the Boot 3.5 line, which the default build does not touch.
 PEER_JAR=${PEER_JAR:-$ROOT/benchmarks/peer-app/target/peer-app.jar}
@@ -61,6 +79,8 @@ run() {
 	local label=$1 url=$2; shift 2
 	local script=()
 	if [ "$url" = callers ]; then url=/quotes; script=(-s callers.lua); fi
+	# users:/path spreads the calls over USERS values of the "user" parameter (users.lua).
+	if [ "${url#users:}" != "$url" ]; then url=${url#users:}; script=(-s users.lua); fi
 	local port
 	port=$(python3 -c 'import socket;s=socket.socket();s.bind(("127.0.0.1",0));print(s.getsockname()[1])')
 	java -Xmx512m -jar "$JAR" --server.port="$port" --spring.data.redis.host=127.0.0.1 \
@@ -82,8 +102,68 @@ run() {
 	echo "$label: $(grep 'Requests/sec' "$RESULTS/wrk-$label.txt" | awk '{print $2}') req/s, p50 $(grep ' 50%' "$RESULTS/wrk-$label.txt" | awk '{print $2}'), p99 $(grep ' 99%' "$RESULTS/wrk-$label.txt" | awk '{print $2}'), $(python3 -c "print(round(($cpu1 - $cpu0) * 1e6 / $(getconf CLK_TCK) / $requests, 1))") cpu-us/req, ${rejected:-0} of $requests not 2xx, last status $status"
 }
 
-# The sample's runs; PEER=only skips them.
-if [ "$PEER" != only ]; then
+# Every peer and gateway run starts from an empty Redis.
+flush_redis() {
+	python3 - "$REDIS_PORT" <<'PY'
+import socket, sys
+with socket.create_connection(("127.0.0.1", int(sys.argv[1]))) as s:
+    s.sendall(b"*1\r\n$8\r\nFLUSHALL\r\n")
+    assert s.recv(64).startswith(b"+OK"), "FLUSHALL failed"
+PY
+}
+
+# The applications' runs (APPS=1 or only).
+if [ -n "$APPS" ]; then
+SAMPLE_JAR=${JAR:-}
+APP_ARGS=()
+{
+	echo "# apps $(date -u +%FT%TZ), load average $(cut -d' ' -f1-3 /proc/loadavg), $(nproc) cores, $USERS users"
+	JAR="$ROOT/benchmarks/mvc-app/target/mvc-app.jar"
+	run mvc-without users:/hit --limiter.enabled=false
+	flush_redis
+	run mvc-rejecting users:/hit
+	JAR="$ROOT/benchmarks/webflux-app/target/webflux-app.jar"
+	run webflux-without users:/hit --limiter.enabled=false
+	flush_redis
+	run webflux-rejecting users:/hit
+	for kind in admitted rejecting; do
+		if [ $kind = admitted ]; then numbers=(--bench.threshold=1000000 --bench.period-seconds=1 --bench.rate=1000000)
+		else numbers=(--bench.threshold=5 --bench.period-seconds=5 --bench.rate=1); fi
+		for route in scg limiter limiter-log; do
+			flush_redis
+			run "gateway-$route-$kind" "users:/$route/plain" --spring.profiles.active=gateway "${numbers[@]}"
+		done
+	done
+	echo "# apps done $(date -u +%FT%TZ), load average $(cut -d' ' -f1-3 /proc/loadavg)"
+} | tee "$RESULTS/http-apps-summary.txt"
+python3 - "$RESULTS/http-apps-summary.txt" <<'PY' | tee -a "$RESULTS/http-apps-summary.txt"
+import re, sys
+text = open(sys.argv[1]).read()
+runs = {k: (float(r), float(c), int(b), int(t)) for k, r, c, b, t in re.findall(
+    r"^([\w-]+): ([\d.]+) req/s, .*?([\d.]+) cpu-us/req, (\d+) of (\d+) not 2xx", text, re.M)}
+pairs = [("mvc-rejecting", "mvc-without", 1.0), ("webflux-rejecting", "webflux-without", 1.0),
+         ("gateway-limiter-admitted", "gateway-scg-admitted", 1.0),
+         ("gateway-limiter-rejecting", "gateway-scg-rejecting", 1.0),
+         ("gateway-limiter-log-admitted", "gateway-scg-admitted", None),
+         ("gateway-limiter-log-rejecting", "gateway-scg-rejecting", None)]
+for run, base, target in pairs:
+    if run in runs and base in runs:
+        ratio = runs[run][0] / runs[base][0]
+        verdict = "" if target is None else f"; target throughput >= {target:g}: {'met' if ratio >= target else 'missed'}"
+        print(f"{run}/{base}: throughput {ratio:.2f}, cpu per request {runs[run][1] / runs[base][1]:.2f}{verdict}")
+for label, (rate, cpu, bad, total) in sorted(runs.items()):
+    if label.endswith("-without") or label.endswith("-admitted"):
+        print(f"check {label}: {bad} of {total} not 2xx (want 0): {'ok' if bad == 0 else 'FAILED'}")
+    else:
+        share = bad / total if total else 0
+        print(f"check {label}: {100 * share:.2f}% not 2xx (want >= 99%): {'ok' if share >= 0.99 else 'FAILED'}")
+PY
+JAR=$SAMPLE_JAR
+APP_ARGS=(--sample.demo-redis=false)
+fi
+
+# The sample's runs; PEER=only and APPS=only skip them.
+if [ -n "$SAMPLE" ]; then
 search="/search?q=redis"
 {
 	echo "# $(date -u +%FT%TZ), load average $(cut -d' ' -f1-3 /proc/loadavg), $(nproc) cores"
@@ -106,17 +186,9 @@ PY
 fi
 [ -n "$PEER" ] || exit 0
 
-# Every peer run starts from an empty Redis: Bucket4j keeps one bucket per caller whatever its
-# capacity (the admitted run's bucket would admit the next rejecting run), and Limiter's
-# keys name their limit.
-flush_redis() {
-	python3 - "$REDIS_PORT" <<'PY'
-import socket, sys
-with socket.create_connection(("127.0.0.1", int(sys.argv[1]))) as s:
-    s.sendall(b"*1\r\n$8\r\nFLUSHALL\r\n")
-    assert s.recv(64).startswith(b"+OK"), "FLUSHALL failed"
-PY
-}
+# Every peer run starts from an empty Redis (flush_redis): Bucket4j keeps one bucket per
+# caller whatever its capacity (the admitted run's bucket would admit the next rejecting
+# run), and Limiter's keys name their limit.
 peer_run() {
 	local label=$1 path=$2 threshold=$3 seconds=$4
 	flush_redis
