@@ -275,8 +275,9 @@ public final class LimiterAutoConfiguration {
 
 			@Bean
 			@ConditionalOnMissingBean
-			CachedRejectionInterceptor cachedRejectionInterceptor(ObjectProvider<RateLimitAspect> aspect) {
-				return new CachedRejectionInterceptor(aspect::getObject);
+			CachedRejectionInterceptor cachedRejectionInterceptor(ObjectProvider<RateLimitAspect> aspect,
+					ApplicationContext context) {
+				return new CachedRejectionInterceptor(aspect::getObject, context);
 			}
 
 			// Last, so that the application's own interceptors run before a rejection.

@@ -592,7 +592,8 @@ public class LimiterProperties implements InitializingBean {
 
 		/**
 		 * Whether a caller the rejection cache holds is answered in Spring MVC before the
-		 * handler's arguments are resolved, for methods whose key needs none.
+		 * handler's arguments are resolved, for methods whose key needs none or only text
+		 * the request gives as it stands.
 		 */
 		private boolean beforeArguments = true;
 

@@ -11,6 +11,11 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
+import org.springframework.beans.propertyeditors.StringTrimmerEditor;
+import org.springframework.web.bind.WebDataBinder;
+import org.springframework.web.bind.annotation.InitBinder;
+import org.springframework.web.bind.annotation.PathVariable;
+import org.springframework.web.bind.annotation.RequestHeader;
 import org.springframework.aop.support.DefaultPointcutAdvisor;
 import org.springframework.aop.support.annotation.AnnotationMatchingPointcut;
 import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
@@ -110,6 +115,44 @@ class RejectionCacheWebIntegrationTests {
 	}
 
 	@Test
+	void aKeyFromTextTheRequestGivesIsReadFromItBeforeTheArguments() {
+		this.contextRunner.run((context) -> {
+			MockMvc mvc = mvc(context);
+			CountingStore store = context.getBean(CountingStore.class);
+			assertThat(call(mvc, get("/search").param("user", "ann").param("page", "1")).getStatus()).isEqualTo(200);
+			MockHttpServletResponse fromStore = call(mvc, get("/search").param("user", "ann").param("page", "1"));
+			assertThat(fromStore.getStatus()).isEqualTo(429);
+			assertThat(store.calls).hasValue(2);
+			// Without its required page the call would be a 400: the 429 came first.
+			assertThat(render(call(mvc, get("/search").param("user", "ann")))).isEqualTo(render(fromStore));
+			assertThat(store.calls).as("answered without the store").hasValue(2);
+			assertThat(call(mvc, get("/search").param("user", "bob")).getStatus()).as("another user").isEqualTo(400);
+			// A parameter given twice is bound as "ann,ann": left to Spring MVC.
+			assertThat(call(mvc, get("/search").param("user", "ann", "ann")).getStatus()).isEqualTo(400);
+
+			// A path variable and a header.
+			assertThat(call(mvc, get("/tenants/acme").header("X-Region", "eu").param("page", "1")).getStatus())
+				.isEqualTo(200);
+			assertThat(call(mvc, get("/tenants/acme").header("X-Region", "eu").param("page", "1")).getStatus())
+				.isEqualTo(429);
+			assertThat(call(mvc, get("/tenants/acme").header("X-Region", "eu")).getStatus()).isEqualTo(429);
+			assertThat(call(mvc, get("/tenants/acme").header("X-Region", "us")).getStatus()).isEqualTo(400);
+			assertThat(call(mvc, get("/tenants/acme")).getStatus()).as("no header: left to the call").isEqualTo(400);
+		});
+	}
+
+	@Test
+	void anInitBinderLeavesTheKeyToTheCall() {
+		this.contextRunner.run((context) -> {
+			MockMvc mvc = mvc(context);
+			assertThat(call(mvc, get("/bound").param("user", " ann ").param("page", "1")).getStatus()).isEqualTo(200);
+			assertThat(call(mvc, get("/bound").param("user", " ann ").param("page", "1")).getStatus()).isEqualTo(429);
+			// The binder trims the user: the request's text is not the argument.
+			assertThat(call(mvc, get("/bound").param("user", " ann ")).getStatus()).isEqualTo(400);
+		});
+	}
+
+	@Test
 	void anAdmittedAsyncCallKeepsItsResultWhenTheCallerIsBlockedMeanwhile() {
 		this.contextRunner.run((context) -> {
 			MockMvc mvc = mvc(context);
@@ -149,6 +192,11 @@ class RejectionCacheWebIntegrationTests {
 		@Bean
 		Decisions decisions() {
 			return new Decisions();
+		}
+
+		@Bean
+		BinderController binderController() {
+			return new BinderController();
 		}
 
 	}
@@ -217,10 +265,39 @@ class RejectionCacheWebIntegrationTests {
 			return () -> "done";
 		}
 
+		@RateLimit(key = "#user", threshold = 1, period = 30)
+		@GetMapping("/search")
+		public String search(@RequestParam String user, @RequestParam int page) {
+			return user + " " + page;
+		}
+
+		@RateLimit(key = "#tenant + ':' + #region", threshold = 1, period = 30)
+		@GetMapping("/tenants/{tenant}")
+		public String tenant(@PathVariable String tenant, @RequestHeader("X-Region") String region,
+				@RequestParam int page) {
+			return tenant + " " + region + " " + page;
+		}
+
 		@RateLimit(key = "#page", threshold = 1, period = 30)
 		@GetMapping("/pages")
 		public String pages(@RequestParam int page) {
 			return "page " + page;
+		}
+
+	}
+
+	@RestController
+	static class BinderController {
+
+		@InitBinder
+		void trim(WebDataBinder binder) {
+			binder.registerCustomEditor(String.class, new StringTrimmerEditor(true));
+		}
+
+		@RateLimit(key = "#user", threshold = 1, period = 30)
+		@GetMapping("/bound")
+		public String bound(@RequestParam String user, @RequestParam int page) {
+			return user + " " + page;
 		}
 
 	}

@@ -185,6 +185,22 @@ public final class AnnotatedOperation implements RateLimitOperation {
 	}
 
 	/**
+	 * Return the indexes of the method's parameters that its key expression, condition
+	 * and plan read: a call whose arguments at those indexes are known can be prepared
+	 * before the others exist.
+	 * @return the indexes, empty when none is read
+	 */
+	public java.util.BitSet argumentsRead() {
+		java.util.BitSet read = new java.util.BitSet();
+		for (KeyExpression expression : new KeyExpression[] { this.keyExpression, this.condition, this.plan }) {
+			if (expression != null) {
+				expression.argumentsRead(read);
+			}
+		}
+		return read;
+	}
+
+	/**
 	 * Return the limits that reject calls.
 	 * @return the enforced limits, possibly none
 	 */

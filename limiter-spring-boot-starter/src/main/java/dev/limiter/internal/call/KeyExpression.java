@@ -117,6 +117,18 @@ final class KeyExpression {
 	}
 
 	/**
+	 * Add the indexes of the method's parameters that this expression reads.
+	 * @param read the indexes so far
+	 */
+	void argumentsRead(java.util.BitSet read) {
+		for (KeyVariable variable : this.variables) {
+			if (variable.index() >= 0) {
+				read.set(variable.index());
+			}
+		}
+	}
+
+	/**
 	 * Evaluate the expression for one call.
 	 * @param invocation the call
 	 * @return the key: the operation's scope and the bounded value of the expression

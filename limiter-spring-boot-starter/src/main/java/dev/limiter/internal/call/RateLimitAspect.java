@@ -268,15 +268,46 @@ public class RateLimitAspect implements MethodInterceptor, Ordered {
 	 * @throws RateLimitExceededException if the limiter knows the call is rejected
 	 */
 	public void rejectCached(Method method, Class<?> targetClass) {
+		rejectCached(method, targetClass, null);
+	}
+
+	/**
+	 * Throw the rejection of a call that the limiter already knows, from the arguments
+	 * its key, condition and plan read ({@link #argumentsRead}), before the others are
+	 * resolved; do nothing otherwise, leaving the decision to the call itself.
+	 * @param method the method about to be called
+	 * @param targetClass the class of the target object
+	 * @param arguments the call's arguments at the indexes its limits read, {@code null}
+	 * elsewhere; {@code null} for a method whose limits read none
+	 * @throws RateLimitExceededException if the limiter knows the call is rejected
+	 */
+	public void rejectCached(Method method, Class<?> targetClass, Object[] arguments) {
 		if (!this.preparation.keysWithoutArguments()) {
 			return;
 		}
 		AnnotatedOperation operation = this.operationSource.getOperation(method, targetClass);
-		PreparedCall prepared = (operation != null)
-				? this.preparation.prepareWithoutArguments(operation, targetClass, this.currentRequest) : null;
+		if (operation == null) {
+			return;
+		}
+		PreparedCall prepared = (arguments != null)
+				? this.preparation.prepare(operation, targetClass, arguments, this.currentRequest)
+				: this.preparation.prepareWithoutArguments(operation, targetClass, this.currentRequest);
 		if (prepared != null) {
 			rejectKnown(prepared);
 		}
+	}
+
+	/**
+	 * Return the indexes of the parameters whose arguments a method's limits read, so
+	 * that a caller can answer a known rejection before the others are resolved.
+	 * @param method the method
+	 * @param targetClass the class of the target object
+	 * @return the indexes (empty when the limits read none), or {@code null} when the
+	 * method is not limited or its key resolver reads the arguments
+	 */
+	public java.util.BitSet argumentsRead(Method method, Class<?> targetClass) {
+		AnnotatedOperation operation = this.operationSource.getOperation(method, targetClass);
+		return (operation != null && this.preparation.keysWithoutArguments()) ? operation.argumentsRead() : null;
 	}
 
 	/**
