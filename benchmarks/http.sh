@@ -19,8 +19,8 @@
 #
 # APPS=1 adds the applications' runs (benchmarks/mvc-app and benchmarks/webflux-app, Spring
 # Boot 4.1, no Spring Security), each over USERS users (users.lua, 10): /hit limited
-# 5 per 4 s by key = "#user", on Spring MVC and on WebFlux, without (limiter.enabled=false)
-# and rejecting; then the WebFlux app as a Spring Cloud Gateway (profile "gateway") whose
+# 5 per 4 s by key = "#user", on Spring MVC and on WebFlux, without (limiter.enabled=false),
+# admitted (1,000,000 per second) and rejecting; then the WebFlux app as a Spring Cloud Gateway (profile "gateway") whose
 # routes forward to an unlimited handler: /scg by the gateway's RedisRateLimiter, /limiter by
 # limiterRateLimiter's token bucket (the same promise), /limiter-log by its sliding log,
 # admitted (1,000,000 per second) and rejecting (5 per 5 s), Redis flushed before each.
@@ -36,6 +36,7 @@ DURATION=${DURATION:-15s}
 CONNECTIONS=${CONNECTIONS:-16}
 RESULTS=${RESULTS:-results}
 export CALLERS=${CALLERS:-100000}
+export USERS=${USERS:-10}
 PEER=${PEER:-}
 [ "$PEER" != 0 ] || PEER=
 APPS=${APPS:-}
@@ -121,9 +122,13 @@ APP_ARGS=()
 	JAR="$ROOT/benchmarks/mvc-app/target/mvc-app.jar"
 	run mvc-without users:/hit --limiter.enabled=false
 	flush_redis
+	run mvc-admitted users:/hit --limiter.limits.hit.threshold=1000000 --limiter.limits.hit.period=1s
+	flush_redis
 	run mvc-rejecting users:/hit
 	JAR="$ROOT/benchmarks/webflux-app/target/webflux-app.jar"
 	run webflux-without users:/hit --limiter.enabled=false
+	flush_redis
+	run webflux-admitted users:/hit --limiter.limits.hit.threshold=1000000 --limiter.limits.hit.period=1s
 	flush_redis
 	run webflux-rejecting users:/hit
 	for kind in admitted rejecting; do
@@ -142,6 +147,7 @@ text = open(sys.argv[1]).read()
 runs = {k: (float(r), float(c), int(b), int(t)) for k, r, c, b, t in re.findall(
     r"^([\w-]+): ([\d.]+) req/s, .*?([\d.]+) cpu-us/req, (\d+) of (\d+) not 2xx", text, re.M)}
 pairs = [("mvc-rejecting", "mvc-without", 1.0), ("webflux-rejecting", "webflux-without", 1.0),
+         ("mvc-admitted", "mvc-without", None), ("webflux-admitted", "webflux-without", None),
          ("gateway-limiter-admitted", "gateway-scg-admitted", 1.0),
          ("gateway-limiter-rejecting", "gateway-scg-rejecting", 1.0),
          ("gateway-limiter-log-admitted", "gateway-scg-admitted", None),

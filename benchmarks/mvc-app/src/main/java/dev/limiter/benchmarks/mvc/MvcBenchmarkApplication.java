@@ -25,7 +25,7 @@ public class MvcBenchmarkApplication {
 	@RestController
 	static class HitController {
 
-		@RateLimit(period = 4, threshold = 5, key = "#user")
+		@RateLimit(name = "hit", period = 4, threshold = 5, key = "#user")
 		@GetMapping("/hit")
 		String hit(@RequestParam String user) {
 			return "hit " + user;

@@ -41,7 +41,7 @@ public class WebFluxBenchmarkApplication {
 	@RestController
 	static class HitController {
 
-		@RateLimit(period = 4, threshold = 5, key = "#user")
+		@RateLimit(name = "hit", period = 4, threshold = 5, key = "#user")
 		@GetMapping("/hit")
 		Mono<String> hit(@RequestParam String user) {
 			return Mono.just("hit " + user);
