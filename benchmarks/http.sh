@@ -157,6 +157,25 @@ for run, base, target in pairs:
         ratio = runs[run][0] / runs[base][0]
         verdict = "" if target is None else f"; target throughput >= {target:g}: {'met' if ratio >= target else 'missed'}"
         print(f"{run}/{base}: throughput {ratio:.2f}, cpu per request {runs[run][1] / runs[base][1]:.2f}{verdict}")
+try:
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    shown = [(run, base) for run, base, _ in pairs if run in runs and base in runs]
+    fig, ax = plt.subplots(figsize=(9, 4))
+    x = range(len(shown))
+    ax.bar([i - 0.2 for i in x], [runs[r][0] / runs[b][0] for r, b in shown], 0.4, label="requests/s")
+    ax.bar([i + 0.2 for i in x], [runs[r][1] / runs[b][1] for r, b in shown], 0.4, label="CPU per request")
+    ax.axhline(1.0, color="grey", linewidth=0.8)
+    ax.set_xticks(list(x))
+    ax.set_xticklabels([f"{r}\n/ {b}".replace("gateway-", "") for r, b in shown], fontsize=7)
+    ax.set_ylabel("ratio, one run")
+    ax.set_title("http.sh APPS: Limiter against its baseline or peer")
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(sys.argv[1].replace("http-apps-summary.txt", "http-apps.png"), dpi=110)
+except ImportError:
+    pass
 for label, (rate, cpu, bad, total) in sorted(runs.items()):
     if label.endswith("-without") or label.endswith("-admitted"):
         print(f"check {label}: {bad} of {total} not 2xx (want 0): {'ok' if bad == 0 else 'FAILED'}")
@@ -230,7 +249,7 @@ for label, rate, cpu, bad, total in re.findall(
 def mean(values):
     return sum(values) / len(values)
 
-targets = {"admitted": 1.0, "rejecting": 2.0}
+targets = {"admitted": 1.0, "rejecting": 1.5}
 for kind, target in targets.items():
     rounds = sorted(int(m.group(1)) for label in runs
                     for m in [re.fullmatch(rf"peer-limiter-{kind}-(\d+)", label)] if m
