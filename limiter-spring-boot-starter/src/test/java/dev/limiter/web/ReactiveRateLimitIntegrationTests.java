@@ -22,6 +22,7 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
 import org.springframework.test.web.reactive.server.WebTestClient;
+import org.springframework.util.ClassUtils;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.ResponseStatus;
@@ -159,9 +160,11 @@ class ReactiveRateLimitIntegrationTests {
 		String port = context.getEnvironment().getProperty("local.server.port");
 		assertThat(raw(port, "/mono")).startsWith("HTTP/1.1 200 ");
 		assertThat(raw(port, "/mono")).startsWith("HTTP/1.1 200 ");
-		String expected = new String(
-				ReactiveRateLimitIntegrationTests.class.getResourceAsStream("reactive-rejection-429.http")
-					.readAllBytes(),
+		// Jackson 2 (Spring Boot 3.5) writes a problem's members in another order than
+		// Jackson 3: one record per line, each what Spring WebFlux's own path wrote.
+		String record = ClassUtils.isPresent("tools.jackson.databind.ObjectMapper", null)
+				? "reactive-rejection-429.http" : "reactive-rejection-429-jackson2.http";
+		String expected = new String(ReactiveRateLimitIntegrationTests.class.getResourceAsStream(record).readAllBytes(),
 				StandardCharsets.UTF_8);
 		String first = raw(port, "/mono");
 		// Kept for a look when the record and the response part.
