@@ -1,7 +1,10 @@
--- wrk script of http.sh's many-callers run: every request asks /quotes for one of CALLERS
--- symbols at random, and the sample keys /quotes's limit (5 per 10 s) by symbol, so the
--- calls spread over that many keys and most of them are admitted.
+-- wrk script of http.sh's runs over many callers: every request names one of CALLERS callers
+-- at random, as PARAM=PREFIX<n> on the path given to wrk. The sample's many-callers run asks
+-- /quotes?symbol=s<n> (100,000 symbols, its limit is per symbol); the applications' runs ask
+-- /hit?user=u<n> (10 users, their limit is per user).
 local callers = tonumber(os.getenv("CALLERS") or "100000")
+local param = os.getenv("PARAM") or "symbol"
+local prefix = os.getenv("PREFIX") or "s"
 local counter = 0
 
 function init(args)
@@ -14,5 +17,5 @@ function setup(thread)
 end
 
 request = function()
-	return wrk.format("GET", "/quotes?symbol=s" .. math.random(1, callers))
+	return wrk.format("GET", wrk.path .. "?" .. param .. "=" .. prefix .. math.random(1, callers))
 end

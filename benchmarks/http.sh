@@ -18,7 +18,7 @@
 # sample's runs.
 #
 # APPS=1 adds the applications' runs (benchmarks/mvc-app and benchmarks/webflux-app, Spring
-# Boot 4.1, no Spring Security), each over USERS users (users.lua, 10): /hit limited
+# Boot 4.1, no Spring Security), each over USERS users (10, by callers.lua): /hit limited
 # 5 per 4 s by key = "#user", on Spring MVC and on WebFlux, without (limiter.enabled=false),
 # admitted (1,000,000 per second) and rejecting; then the WebFlux app as a Spring Cloud Gateway (profile "gateway") whose
 # routes forward to an unlimited handler: /scg by the gateway's RedisRateLimiter, /limiter by
@@ -78,10 +78,12 @@ APP_ARGS=(--sample.demo-redis=false)
 
 run() {
 	local label=$1 url=$2; shift 2
-	local script=()
+	local script=() spread=(env)
 	if [ "$url" = callers ]; then url=/quotes; script=(-s callers.lua); fi
-	# users:/path spreads the calls over USERS values of the "user" parameter (users.lua).
-	if [ "${url#users:}" != "$url" ]; then url=${url#users:}; script=(-s users.lua); fi
+	# users:/path spreads the calls over USERS values of the "user" parameter (callers.lua).
+	if [ "${url#users:}" != "$url" ]; then
+		url=${url#users:}; script=(-s callers.lua); spread=(env CALLERS="$USERS" PARAM=user PREFIX=u)
+	fi
 	local port
 	port=$(python3 -c 'import socket;s=socket.socket();s.bind(("127.0.0.1",0));print(s.getsockname()[1])')
 	java -Xmx512m -jar "$JAR" --server.port="$port" --spring.data.redis.host=127.0.0.1 \
@@ -90,10 +92,10 @@ run() {
 	APP_PID=$!
 	for _ in $(seq 1 120); do curl -s -o /dev/null "http://127.0.0.1:$port/x" && break; sleep 0.5; done
 	# Warm up the JIT (C2 is still busy after a few seconds on 2 cores), then measure.
-	wrk -t2 -c"$CONNECTIONS" -d${WARMUP:-20s} "${script[@]}" "http://127.0.0.1:$port$url" > /dev/null
+	"${spread[@]}" wrk -t2 -c"$CONNECTIONS" -d${WARMUP:-20s} "${script[@]}" "http://127.0.0.1:$port$url" > /dev/null
 	local cpu0 cpu1
 	cpu0=$(awk '{print $14 + $15}' "/proc/$APP_PID/stat")
-	wrk -t2 -c"$CONNECTIONS" -d"$DURATION" --latency "${script[@]}" "http://127.0.0.1:$port$url" > "$RESULTS/wrk-$label.txt"
+	"${spread[@]}" wrk -t2 -c"$CONNECTIONS" -d"$DURATION" --latency "${script[@]}" "http://127.0.0.1:$port$url" > "$RESULTS/wrk-$label.txt"
 	cpu1=$(awk '{print $14 + $15}' "/proc/$APP_PID/stat")
 	local status requests rejected
 	status=$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port$url")
