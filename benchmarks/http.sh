@@ -121,18 +121,14 @@ SAMPLE_JAR=${JAR:-}
 APP_ARGS=()
 {
 	echo "# apps $(date -u +%FT%TZ), load average $(cut -d' ' -f1-3 /proc/loadavg), $(nproc) cores, $USERS users"
-	JAR="$ROOT/benchmarks/mvc-app/target/mvc-app.jar"
-	run mvc-without users:/hit --limiter.enabled=false
-	flush_redis
-	run mvc-admitted users:/hit --limiter.limits.hit.threshold=1000000 --limiter.limits.hit.period=1s
-	flush_redis
-	run mvc-rejecting users:/hit
-	JAR="$ROOT/benchmarks/webflux-app/target/webflux-app.jar"
-	run webflux-without users:/hit --limiter.enabled=false
-	flush_redis
-	run webflux-admitted users:/hit --limiter.limits.hit.threshold=1000000 --limiter.limits.hit.period=1s
-	flush_redis
-	run webflux-rejecting users:/hit
+	for stack in mvc webflux; do
+		JAR="$ROOT/benchmarks/$stack-app/target/$stack-app.jar"
+		run "$stack-without" users:/hit --limiter.enabled=false
+		flush_redis
+		run "$stack-admitted" users:/hit --limiter.limits.hit.threshold=1000000 --limiter.limits.hit.period=1s
+		flush_redis
+		run "$stack-rejecting" users:/hit
+	done
 	for kind in admitted rejecting; do
 		if [ $kind = admitted ]; then numbers=(--bench.threshold=1000000 --bench.period-seconds=1 --bench.rate=1000000)
 		else numbers=(--bench.threshold=5 --bench.period-seconds=5 --bench.rate=1); fi

@@ -1,6 +1,7 @@
 package dev.limiter.internal.call;
 
 import java.lang.reflect.Method;
+import java.util.BitSet;
 import java.util.List;
 import java.util.Map;
 
@@ -190,8 +191,8 @@ public final class AnnotatedOperation implements RateLimitOperation {
 	 * before the others exist.
 	 * @return the indexes, empty when none is read
 	 */
-	public java.util.BitSet argumentsRead() {
-		java.util.BitSet read = new java.util.BitSet();
+	public BitSet argumentsRead() {
+		BitSet read = new BitSet();
 		for (KeyExpression expression : new KeyExpression[] { this.keyExpression, this.condition, this.plan }) {
 			if (expression != null) {
 				expression.argumentsRead(read);

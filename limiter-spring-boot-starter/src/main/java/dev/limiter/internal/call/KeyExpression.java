@@ -3,6 +3,7 @@ package dev.limiter.internal.call;
 import java.lang.reflect.Method;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.BitSet;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
@@ -120,7 +121,7 @@ final class KeyExpression {
 	 * Add the indexes of the method's parameters that this expression reads.
 	 * @param read the indexes so far
 	 */
-	void argumentsRead(java.util.BitSet read) {
+	void argumentsRead(BitSet read) {
 		for (KeyVariable variable : this.variables) {
 			if (variable.index() >= 0) {
 				read.set(variable.index());

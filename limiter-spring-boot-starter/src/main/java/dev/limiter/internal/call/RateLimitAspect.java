@@ -2,6 +2,7 @@ package dev.limiter.internal.call;
 
 import java.lang.reflect.Method;
 import java.text.MessageFormat;
+import java.util.BitSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -305,7 +306,7 @@ public class RateLimitAspect implements MethodInterceptor, Ordered {
 	 * @return the indexes (empty when the limits read none), or {@code null} when the
 	 * method is not limited or its key resolver reads the arguments
 	 */
-	public java.util.BitSet argumentsRead(Method method, Class<?> targetClass) {
+	public BitSet argumentsRead(Method method, Class<?> targetClass) {
 		AnnotatedOperation operation = this.operationSource.getOperation(method, targetClass);
 		return (operation != null && this.preparation.keysWithoutArguments()) ? operation.argumentsRead() : null;
 	}

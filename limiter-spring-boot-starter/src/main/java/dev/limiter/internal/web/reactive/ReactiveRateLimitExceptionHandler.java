@@ -97,14 +97,6 @@ public class ReactiveRateLimitExceptionHandler {
 		return write(this.responses.exceeded(ex, response.getHeaders()::set), exchange);
 	}
 
-	/**
-	 * Return the answers this handler gives.
-	 * @return the responses
-	 */
-	public RateLimitResponses responses() {
-		return this.responses;
-	}
-
 	private Mono<Void> write(ProblemDetail problem, ServerWebExchange exchange) {
 		// What Spring WebFlux does with a problem that names no instance: the request's
 		// path.

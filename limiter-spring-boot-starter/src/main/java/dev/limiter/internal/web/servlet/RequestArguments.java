@@ -5,6 +5,7 @@ import java.util.BitSet;
 import java.util.Collections;
 import java.util.Enumeration;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 
 import jakarta.servlet.http.HttpServletRequest;
@@ -125,7 +126,7 @@ final class RequestArguments {
 					// A multipart request may carry the parameter as a part, which
 					// Spring MVC resolves besides.
 					String type = request.getContentType();
-					if (type != null && type.toLowerCase(java.util.Locale.ROOT).startsWith("multipart/")) {
+					if (type != null && type.toLowerCase(Locale.ROOT).startsWith("multipart/")) {
 						return null;
 					}
 					String[] values = request.getParameterValues(this.name);
