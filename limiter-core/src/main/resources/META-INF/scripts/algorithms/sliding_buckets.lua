@@ -10,6 +10,28 @@ end
 local function slice_count(limit, index)
   return limit.counts[index] or 0
 end
+
+-- The oldest and the newest slice of the window holding permits, from the fields as
+-- loaded: one pass over the slices there are, rather than over all m + 1.
+local function slices_held(limit)
+  if not limit.held then
+    local fields, counts, oldest, newest = limit.fields, limit.counts, nil, nil
+    for j = 1, #fields, 2 do
+      local index = tonumber(fields[j])
+      local count = counts[index]
+      if count and count > 0 and index <= limit.current then
+        if oldest == nil or index < oldest then
+          oldest = index
+        end
+        if newest == nil or index > newest then
+          newest = index
+        end
+      end
+    end
+    limit.held, limit.held_oldest, limit.held_newest = true, oldest, newest
+  end
+  return limit.held_oldest, limit.held_newest
+end
 --@load
 limit.m = math.ceil(limit.w / limit.unit)
 limit.current = math.floor(now / limit.unit)
@@ -30,8 +52,11 @@ end
 if stale then
   redis.call('HDEL', limit.key, unpack(stale))
 end
-limit.counts, limit.used = counts, used
+-- kept for a rejected call's wait and reset until the state changes (record, charge and
+-- release drop them)
+limit.counts, limit.used, limit.fields = counts, used, fields
 --@record
+limit.fields = nil
 local current = limit.current
 limit.counts[current] = redis.call('HINCRBY', limit.key, current, permits)
 limit.used = limit.used + permits
@@ -52,31 +77,48 @@ redis.call('PEXPIRE', limit.key, ttl_ms(slice_leaves(limit, current) - now))
 --@wait
 -- the wait until the call fits: enough of the oldest slices must leave the window
 local needed = limit.used + permits - limit.n
-local freed = 0
 wait = slice_leaves(limit, limit.current) - now
-for index = limit.current - limit.m, limit.current do
-  freed = freed + slice_count(limit, index)
-  if freed >= needed then
-    wait = slice_leaves(limit, index) - now
-    break
+if needed == 1 and limit.fields then
+  -- counts are never negative: the first permit to leave is the oldest slice's
+  local oldest = slices_held(limit)
+  if oldest then
+    wait = slice_leaves(limit, oldest) - now
+  end
+else
+  local freed = 0
+  for index = limit.current - limit.m, limit.current do
+    freed = freed + slice_count(limit, index)
+    if freed >= needed then
+      wait = slice_leaves(limit, index) - now
+      break
+    end
   end
 end
 --@reset
 reset = 0
-for index = limit.current, limit.current - limit.m, -1 do
-  if slice_count(limit, index) > 0 then
-    reset = slice_leaves(limit, index) - now
-    break
+if limit.fields then
+  local _, newest = slices_held(limit)
+  if newest then
+    reset = slice_leaves(limit, newest) - now
+  end
+else
+  for index = limit.current, limit.current - limit.m, -1 do
+    if slice_count(limit, index) > 0 then
+      reset = slice_leaves(limit, index) - now
+      break
+    end
   end
 end
 --@slice
 slice = slice_count(limit, limit.current)
 --@charge
 -- a cost known after the call: counted in the current slice, past n if need be
+limit.fields = nil
 limit.counts[limit.current] = redis.call('HINCRBY', limit.key, limit.current, permits)
 limit.used = limit.used + permits
 redis.call('PEXPIRE', limit.key, ttl_ms(slice_leaves(limit, limit.current) - now))
 --@release
+limit.fields = nil
 local index = math.floor(at / limit.unit)
 if index >= limit.current - limit.m and index <= limit.current then
   local taken = math.min(slice_count(limit, index), permits)

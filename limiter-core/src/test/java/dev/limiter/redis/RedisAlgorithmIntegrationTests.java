@@ -5,7 +5,11 @@ import dev.limiter.internal.redis.RedisKeys;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.TreeMap;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -15,6 +19,7 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 
 import dev.limiter.Algorithm;
 import dev.limiter.AlgorithmContractTests;
+import dev.limiter.Decision;
 import dev.limiter.Limit;
 import dev.limiter.RateLimiter;
 import dev.limiter.test.MutableClock;
@@ -78,6 +83,77 @@ class RedisAlgorithmIntegrationTests extends AlgorithmContractTests {
 		assertThat((Long) this.redis.command("HLEN", key)).isLessThanOrEqualTo(61);
 		assertThat((Long) this.redis.command("PTTL", key)).isPositive()
 			.isLessThanOrEqualTo(Duration.ofMinutes(61).toMillis());
+	}
+
+	@Test
+	void bucketsAnswerFromTheSlicesTheyHoldInWhateverOrderTheHashKeepsThem() {
+		// The oracle: a call fits when the permits of the window's slices leave room;
+		// else it waits until the oldest slices have taken enough of them out of the
+		// window, and the window is empty when its newest slice holding permits leaves.
+		// The fields are written in random order (clocks that disagreed), with slices
+		// that have left the window and one written by a clock ahead of this one.
+		long seed = System.nanoTime();
+		Random random = new Random(seed);
+		MutableClock clock = MutableClock.startingNow();
+		RateLimiter limiter = limiter(clock, false);
+		for (int round = 0; round < 300; round++) {
+			this.redis.flushAll();
+			clock.advance(Duration.ofMillis(random.nextInt(5_000)));
+			Limit limit = Limit.of(1 + random.nextInt(20), Duration.ofMillis(10 + random.nextInt(2_000)))
+				.withAlgorithm(Algorithm.SLIDING_BUCKETS)
+				.withSlices(1 + random.nextInt(30));
+			long now = clock.millis() * 1_000;
+			long slice = limit.sliceMicros();
+			long current = now / slice;
+			long slices = (limit.periodMicros() + slice - 1) / slice;
+			Map<Long, Long> counts = new TreeMap<>();
+			for (long index = current - slices - 2; index <= current + 1; index++) {
+				if (random.nextInt(3) != 0) {
+					counts.put(index, (long) random.nextInt(4));
+				}
+			}
+			List<Long> order = new ArrayList<>(counts.keySet());
+			Collections.shuffle(order, random);
+			String key = RedisKeys.key(RedisRateLimiter.DEFAULT_KEY_PREFIX, "k", limit);
+			for (long index : order) {
+				this.redis.command("HSET", key, Long.toString(index), Long.toString(counts.get(index)));
+			}
+			long permits = 1 + random.nextInt((int) limit.threshold());
+			long used = counts.entrySet()
+				.stream()
+				.filter((count) -> count.getKey() >= current - slices)
+				.mapToLong(Map.Entry::getValue)
+				.sum();
+			long newest = counts.entrySet()
+				.stream()
+				.filter((count) -> count.getKey() >= current - slices && count.getKey() <= current
+						&& count.getValue() > 0)
+				.mapToLong(Map.Entry::getKey)
+				.max()
+				.orElse(Long.MIN_VALUE);
+			Decision decision = limiter.acquire("k", permits, List.of(limit));
+			String where = "seed " + seed + ", round " + round + ", " + limit + ", " + permits + " permits on " + counts
+					+ " at slice " + current;
+			if (used + permits <= limit.threshold()) {
+				assertThat(decision.isAllowed()).as(where).isTrue();
+				assertThat(decision.remaining()).as(where).isEqualTo(limit.threshold() - used - permits);
+				continue;
+			}
+			long wait = (current + slices + 1) * slice - now;
+			long freed = 0;
+			for (long index = current - slices; index <= current; index++) {
+				freed += counts.getOrDefault(index, 0L);
+				if (freed >= used + permits - limit.threshold()) {
+					wait = (index + slices + 1) * slice - now;
+					break;
+				}
+			}
+			long reset = (newest == Long.MIN_VALUE) ? 0 : (newest + slices + 1) * slice - now;
+			assertThat(decision.isAllowed()).as(where).isFalse();
+			assertThat(decision.remaining()).as(where).isEqualTo(Math.max(0, limit.threshold() - used));
+			assertThat(decision.retryAfter()).as(where).isEqualTo(Duration.ofNanos(Math.max(0, wait) * 1_000));
+			assertThat(decision.resetAfter()).as(where).isEqualTo(Duration.ofNanos(Math.max(0, reset) * 1_000));
+		}
 	}
 
 	@Test
