@@ -42,18 +42,20 @@ public final class ServerCost {
 			report.put("seconds", seconds);
 			List<Object> runs = new ArrayList<>();
 			for (Workload workload : Workload.values()) {
-				for (Contender contender : Contender.values()) {
+				for (Contender contender : contenders()) {
 					runs.add(run(redis, counter, contender, workload, threads, seconds));
 				}
 			}
-			for (Contender contender : Contender.values()) {
+			for (Contender contender : contenders()) {
 				if (contender != Contender.LIMITER_LEAN) {
 					runs.add(run(redis, counter, contender, Workload.HOT_KEY, 32, seconds));
 				}
 			}
 			report.put("runs", runs);
 			List<Object> savings = new ArrayList<>();
-			for (Workload workload : List.of(Workload.REJECT_HEAVY, Workload.ZIPF, Workload.HOT_KEY)) {
+			List<Workload> cached = contenders().contains(Contender.LIMITER)
+					? List.of(Workload.REJECT_HEAVY, Workload.ZIPF, Workload.HOT_KEY) : List.of();
+			for (Workload workload : cached) {
 				double rate = runs.stream()
 					.map((run) -> (Map<?, ?>) run)
 					.filter((run) -> run.get("contender").equals(Contender.LIMITER.id())
@@ -74,6 +76,18 @@ public final class ServerCost {
 			writer.println(Json.write(report));
 		}
 		System.out.println("Wrote " + out);
+	}
+
+	/**
+	 * The contenders to measure: all, or those named in the system property
+	 * {@code contenders} (ids, comma-separated), for a quicker look at a few.
+	 */
+	private static List<Contender> contenders() {
+		String ids = System.getProperty("contenders");
+		if (ids == null || ids.isBlank()) {
+			return List.of(Contender.values());
+		}
+		return Arrays.stream(ids.split(",")).map(String::strip).map(Contender::of).toList();
 	}
 
 	static Map<String, Object> run(BenchRedis redis, CommandCounter counter, Contender contender, Workload workload,
