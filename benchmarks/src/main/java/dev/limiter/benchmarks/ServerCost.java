@@ -216,7 +216,7 @@ public final class ServerCost {
 		return new Result(decisions.sum(), admitted.sum(), admissions);
 	}
 
-	private static Map<String, double[]> commandStats(BenchRedis redis) {
+	static Map<String, double[]> commandStats(BenchRedis redis) {
 		Map<String, double[]> stats = new TreeMap<>();
 		for (String line : String.valueOf(redis.server().command("INFO", "commandstats")).split("\r\n")) {
 			if (!line.startsWith("cmdstat_")) {
