@@ -23,11 +23,15 @@
 # admitted (1,000,000 per second) and rejecting; then the WebFlux app as a Spring Cloud Gateway (profile "gateway") whose
 # routes forward to an unlimited handler: /scg by the gateway's RedisRateLimiter, /limiter by
 # limiterRateLimiter's token bucket (the same promise), /limiter-log by its sliding log,
-# admitted (1,000,000 per second) and rejecting (5 per 5 s), Redis flushed before each.
-# They go to results/http-apps-summary.txt with their ratios. APPS=only skips the rest.
+# admitted (1,000,000 per second) and rejecting (5 per 5 s), Redis flushed before each;
+# then benchmarks/gateway-mvc-app, a Gateway Server MVC whose /bucket4j route is limited by
+# the gateway's Bucket4j filter function and /limiter by Limiter's token bucket, the same
+# numbers. Each line ends with the bytes the application allocated per request (its live
+# threads', GET /allocated). They go to results/http-apps-summary.txt with their ratios.
+# APPS=only skips the rest.
 #
 #   benchmarks/http.sh            about five minutes; needs wrk (apt-get install wrk)
-#   APPS=only benchmarks/http.sh  about eleven minutes
+#   APPS=only benchmarks/http.sh  about fifteen minutes
 #   PEER=1 benchmarks/http.sh     about twelve minutes; PEER=only about seven
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -54,7 +58,7 @@ if [ -n "$SAMPLE" ] && [ -z "${JAR:-}" ]; then
 	JAR="$ROOT/sample-app/target/sample-app.jar"
 fi
 if [ -n "$APPS" ]; then
-	(cd "$ROOT" && ./mvnw -q -pl benchmarks/mvc-app,benchmarks/webflux-app -am package -DskipTests)
+	(cd "$ROOT" && ./mvnw -q -pl benchmarks/mvc-app,benchmarks/webflux-app,benchmarks/gateway-mvc-app -am package -DskipTests)
 fi
 # The peer app is built on the Boot 3.5 line, which the default build does not touch.
 PEER_JAR=${PEER_JAR:-$ROOT/benchmarks/peer-app/target/peer-app.jar}
@@ -93,16 +97,27 @@ run() {
 	for _ in $(seq 1 120); do curl -s -o /dev/null "http://127.0.0.1:$port/x" && break; sleep 0.5; done
 	# Warm up the JIT (C2 is still busy after a few seconds on 2 cores), then measure.
 	"${spread[@]}" wrk -t2 -c"$CONNECTIONS" -d${WARMUP:-20s} "${script[@]}" "http://127.0.0.1:$port$url" > /dev/null
-	local cpu0 cpu1
+	local cpu0 cpu1 alloc0 alloc1 alloc=
+	alloc0=$(allocated "$port")
 	cpu0=$(awk '{print $14 + $15}' "/proc/$APP_PID/stat")
 	"${spread[@]}" wrk -t2 -c"$CONNECTIONS" -d"$DURATION" --latency "${script[@]}" "http://127.0.0.1:$port$url" > "$RESULTS/wrk-$label.txt"
 	cpu1=$(awk '{print $14 + $15}' "/proc/$APP_PID/stat")
+	alloc1=$(allocated "$port")
 	local status requests rejected
 	status=$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port$url")
 	requests=$(awk '/requests in/ {print $1}' "$RESULTS/wrk-$label.txt")
 	rejected=$(awk '/Non-2xx/ {print $5}' "$RESULTS/wrk-$label.txt")
 	kill "$APP_PID"; wait "$APP_PID" 2>/dev/null || true; APP_PID=
-	echo "$label: $(grep 'Requests/sec' "$RESULTS/wrk-$label.txt" | awk '{print $2}') req/s, p50 $(grep ' 50%' "$RESULTS/wrk-$label.txt" | awk '{print $2}'), p99 $(grep ' 99%' "$RESULTS/wrk-$label.txt" | awk '{print $2}'), $(python3 -c "print(round(($cpu1 - $cpu0) * 1e6 / $(getconf CLK_TCK) / $requests, 1))") cpu-us/req, ${rejected:-0} of $requests not 2xx, last status $status"
+	if [ -n "$alloc0" ] && [ -n "$alloc1" ]; then alloc=", $(( (alloc1 - alloc0) / requests )) alloc-B/req"; fi
+	echo "$label: $(grep 'Requests/sec' "$RESULTS/wrk-$label.txt" | awk '{print $2}') req/s, p50 $(grep ' 50%' "$RESULTS/wrk-$label.txt" | awk '{print $2}'), p99 $(grep ' 99%' "$RESULTS/wrk-$label.txt" | awk '{print $2}'), $(python3 -c "print(round(($cpu1 - $cpu0) * 1e6 / $(getconf CLK_TCK) / $requests, 1))") cpu-us/req, ${rejected:-0} of $requests not 2xx, last status $status$alloc"
+}
+
+# The bytes the application's live threads have allocated so far, where it tells
+# (GET /allocated, the benchmark apps only), else nothing.
+allocated() {
+	local bytes
+	bytes=$(curl -sf "http://127.0.0.1:$1/allocated" 2>/dev/null) || return 0
+	case $bytes in ''|*[!0-9]*) ;; *) echo "$bytes" ;; esac
 }
 
 # Every peer and gateway run starts from an empty Redis.
@@ -137,6 +152,15 @@ APP_ARGS=()
 			run "gateway-$route-$kind" "users:/$route/plain" --spring.profiles.active=gateway "${numbers[@]}"
 		done
 	done
+	JAR="$ROOT/benchmarks/gateway-mvc-app/target/gateway-mvc-app.jar"
+	for kind in admitted rejecting; do
+		if [ $kind = admitted ]; then numbers=(--bench.threshold=1000000 --bench.period-seconds=1)
+		else numbers=(--bench.threshold=5 --bench.period-seconds=5); fi
+		for route in bucket4j limiter; do
+			flush_redis
+			run "gateway-mvc-$route-$kind" "users:/$route/plain" "${numbers[@]}"
+		done
+	done
 	echo "# apps done $(date -u +%FT%TZ), load average $(cut -d' ' -f1-3 /proc/loadavg)"
 } | tee "$RESULTS/http-apps-summary.txt"
 python3 - "$RESULTS/http-apps-summary.txt" <<'PY' | tee -a "$RESULTS/http-apps-summary.txt"
@@ -144,23 +168,29 @@ import re, sys
 text = open(sys.argv[1]).read()
 runs = {k: (float(r), float(c), int(b), int(t)) for k, r, c, b, t in re.findall(
     r"^([\w-]+): ([\d.]+) req/s, .*?([\d.]+) cpu-us/req, (\d+) of (\d+) not 2xx", text, re.M)}
+allocs = {k: int(b) for k, b in re.findall(r"^([\w-]+): .*, (\d+) alloc-B/req$", text, re.M)}
 pairs = [("mvc-rejecting", "mvc-without", 1.0), ("webflux-rejecting", "webflux-without", 1.0),
          ("mvc-admitted", "mvc-without", None), ("webflux-admitted", "webflux-without", None),
          ("gateway-limiter-admitted", "gateway-scg-admitted", 1.0),
          ("gateway-limiter-rejecting", "gateway-scg-rejecting", 1.0),
          ("gateway-limiter-log-admitted", "gateway-scg-admitted", None),
-         ("gateway-limiter-log-rejecting", "gateway-scg-rejecting", None)]
+         ("gateway-limiter-log-rejecting", "gateway-scg-rejecting", None),
+         ("gateway-mvc-limiter-admitted", "gateway-mvc-bucket4j-admitted", 1.0),
+         ("gateway-mvc-limiter-rejecting", "gateway-mvc-bucket4j-rejecting", 1.0)]
 for run, base, target in pairs:
     if run in runs and base in runs:
         ratio = runs[run][0] / runs[base][0]
         verdict = "" if target is None else f"; target throughput >= {target:g}: {'met' if ratio >= target else 'missed'}"
-        print(f"{run}/{base}: throughput {ratio:.2f}, cpu per request {runs[run][1] / runs[base][1]:.2f}{verdict}")
+        memory = ""
+        if run in allocs and base in allocs and allocs[base] > 0:
+            memory = f", allocation per request {allocs[run] / allocs[base]:.2f} ({allocs[run]} vs {allocs[base]} B)"
+        print(f"{run}/{base}: throughput {ratio:.2f}, cpu per request {runs[run][1] / runs[base][1]:.2f}{memory}{verdict}")
 try:
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     shown = [(run, base) for run, base, _ in pairs if run in runs and base in runs]
-    fig, ax = plt.subplots(figsize=(9, 4))
+    fig, ax = plt.subplots(figsize=(13, 4.4))
     x = range(len(shown))
     ax.bar([i - 0.2 for i in x], [runs[r][0] / runs[b][0] for r, b in shown], 0.4, label="requests/s")
     ax.bar([i + 0.2 for i in x], [runs[r][1] / runs[b][1] for r, b in shown], 0.4, label="CPU per request")

@@ -45,11 +45,9 @@ public final class ScaleCost {
 		int threads = (args.length > 2) ? Integer.parseInt(args[2]) : 8;
 		long largest = (args.length > 3) ? Long.parseLong(args[3]) : 10_000_000;
 		CommandCounter counter = new CommandCounter();
-		Map<String, Object> report = new LinkedHashMap<>();
+		Map<String, Object> report;
 		try (BenchRedis redis = BenchRedis.start(counter)) {
-			report.put("redisVersion", redis.server().version());
-			report.put("threads", threads);
-			report.put("seconds", seconds);
+			report = ServerCost.report(redis, threads, seconds);
 			List<Object> runs = new ArrayList<>();
 			for (long keys = 1_000; keys <= largest; keys *= 10) {
 				for (Contender contender : CONTENDERS) {
@@ -83,14 +81,9 @@ public final class ScaleCost {
 		redis.server().command("CONFIG", "RESETSTAT");
 		counter.reset();
 		long[] result = drive(subject, keys, threads, seconds);
-		double serverMicros = 0;
-		long roundTrips = 0;
-		Map<String, double[]> stats = ServerCost.commandStats(redis);
-		for (Map.Entry<String, Long> entry : counter.snapshot().entrySet()) {
-			double[] stat = stats.get(entry.getKey());
-			serverMicros += (stat != null) ? entry.getValue() * stat[1] : 0;
-			roundTrips += entry.getValue();
-		}
+		double[] cost = ServerCost.serverCost(counter.snapshot(), ServerCost.commandStats(redis));
+		double serverMicros = cost[0];
+		long roundTrips = (long) cost[1];
 		Map<String, Object> row = new LinkedHashMap<>();
 		row.put("contender", contender.id());
 		row.put("keys", keys);

@@ -35,11 +35,9 @@ public final class ServerCost {
 		double seconds = (args.length > 1) ? Double.parseDouble(args[1]) : 3;
 		int threads = (args.length > 2) ? Integer.parseInt(args[2]) : 8;
 		CommandCounter counter = new CommandCounter();
-		Map<String, Object> report = new LinkedHashMap<>();
+		Map<String, Object> report;
 		try (BenchRedis redis = BenchRedis.start(counter)) {
-			report.put("redisVersion", redis.server().version());
-			report.put("threads", threads);
-			report.put("seconds", seconds);
+			report = report(redis, threads, seconds);
 			List<Object> runs = new ArrayList<>();
 			for (Workload workload : Workload.values()) {
 				for (Contender contender : contenders()) {
@@ -100,15 +98,9 @@ public final class ServerCost {
 		Result result = drive(subject, workload, threads, seconds, workload == Workload.HOT_KEY);
 		Map<String, Long> sent = counter.snapshot();
 		Map<String, double[]> stats = commandStats(redis);
-		double serverMicros = 0;
-		long roundTrips = 0;
-		for (Map.Entry<String, Long> entry : sent.entrySet()) {
-			double[] stat = stats.get(entry.getKey());
-			// usec_per_call, so a command that is sent and also called by scripts counts
-			// only as often as it was sent.
-			serverMicros += (stat != null) ? entry.getValue() * stat[1] : 0;
-			roundTrips += entry.getValue();
-		}
+		double[] cost = serverCost(sent, stats);
+		double serverMicros = cost[0];
+		long roundTrips = (long) cost[1];
 		Map<String, Object> row = new LinkedHashMap<>();
 		row.put("contender", contender.id());
 		row.put("workload", workload.id());
@@ -214,6 +206,32 @@ public final class ServerCost {
 			worker.join();
 		}
 		return new Result(decisions.sum(), admitted.sum(), admissions);
+	}
+
+	/**
+	 * The Redis server time and round trips of the commands sent since the counter and
+	 * the statistics were reset: usec_per_call times the calls sent, so that a command
+	 * that is sent and also called by scripts counts only as often as it was sent.
+	 * @return {server µs, round trips}
+	 */
+	static double[] serverCost(Map<String, Long> sent, Map<String, double[]> stats) {
+		double serverMicros = 0;
+		long roundTrips = 0;
+		for (Map.Entry<String, Long> entry : sent.entrySet()) {
+			double[] stat = stats.get(entry.getKey());
+			serverMicros += (stat != null) ? entry.getValue() * stat[1] : 0;
+			roundTrips += entry.getValue();
+		}
+		return new double[] { serverMicros, roundTrips };
+	}
+
+	/** The start of a report: the Redis version and how the run was driven. */
+	static Map<String, Object> report(BenchRedis redis, int threads, double seconds) {
+		Map<String, Object> report = new LinkedHashMap<>();
+		report.put("redisVersion", redis.server().version());
+		report.put("threads", threads);
+		report.put("seconds", seconds);
+		return report;
 	}
 
 	static Map<String, double[]> commandStats(BenchRedis redis) {
