@@ -1,8 +1,6 @@
 package dev.limiter.benchmarks;
 
-import java.io.PrintWriter;
 import java.lang.management.ManagementFactory;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -59,11 +57,7 @@ public final class ScaleCost {
 			}
 			report.put("runs", runs);
 		}
-		Files.createDirectories(out.toAbsolutePath().getParent());
-		try (PrintWriter writer = new PrintWriter(Files.newBufferedWriter(out))) {
-			writer.println(ServerCost.Json.write(report));
-		}
-		System.out.println("Wrote " + out);
+		ServerCost.write(out, report);
 	}
 
 	/**
@@ -93,10 +87,11 @@ public final class ScaleCost {
 		row.put("decisionsPerSecond", result[0] / seconds);
 		row.put("redisCallsPerDecision", (double) roundTrips / result[0]);
 		row.put("serverMicrosPerDecision", serverMicros / result[0]);
-		row.put("usedMemoryBytes", usedMemory(redis));
+		long memory = usedMemory(redis);
+		row.put("usedMemoryBytes", memory);
 		System.out.printf("%-15s keys=%-9d %-4s %9.0f dec/s  server us/dec %.2f  admitted %d  redis %d MB%n",
 				contender.id(), keys, full ? "full" : "open", result[0] / seconds, serverMicros / result[0], result[1],
-				usedMemory(redis) >> 20);
+				memory >> 20);
 		return row;
 	}
 

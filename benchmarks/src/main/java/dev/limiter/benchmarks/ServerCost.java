@@ -69,6 +69,11 @@ public final class ServerCost {
 			report.put("cacheSavings", savings);
 			report.put("memory", memory(redis));
 		}
+		write(out, report);
+	}
+
+	/** Write a report as JSON, creating the folder it goes in. */
+	static void write(Path out, Map<String, Object> report) throws java.io.IOException {
 		Files.createDirectories(out.toAbsolutePath().getParent());
 		try (PrintWriter writer = new PrintWriter(Files.newBufferedWriter(out))) {
 			writer.println(Json.write(report));

@@ -53,8 +53,8 @@ if stale then
   redis.call('HDEL', limit.key, unpack(stale))
 end
 -- kept for a rejected call's wait and reset until the state changes (record, charge and
--- release drop them)
-limit.counts, limit.used, limit.fields = counts, used, fields
+-- release drop them); what slices_held read of an earlier load goes with them
+limit.counts, limit.used, limit.fields, limit.held = counts, used, fields, nil
 --@record
 limit.fields = nil
 local current = limit.current
