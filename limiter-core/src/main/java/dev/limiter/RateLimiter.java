@@ -140,6 +140,21 @@ public interface RateLimiter {
 	}
 
 	/**
+	 * Count an admitted decision's permits from now on rather than from when it was
+	 * decided, as if the call had been made now: for calls whose real moment is later
+	 * than their turn, such as a request that a third party receives after its connection
+	 * opened. The token bucket, which keeps no times, is unchanged.
+	 * <p>
+	 * The default moves nothing, for limiters that keep no grants.
+	 * @param decision an admitted decision of this limiter
+	 * @return whether its permits were moved (not for a rejection, a refunded decision or
+	 * one without a grant)
+	 */
+	default boolean moveToNow(Decision decision) {
+		return false;
+	}
+
+	/**
 	 * Read how much of each limit a key has used, without recording anything.
 	 * @param key the key; not blank
 	 * @param limits the limits, at least one

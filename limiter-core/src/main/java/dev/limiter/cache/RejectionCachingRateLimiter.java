@@ -129,15 +129,15 @@ public final class RejectionCachingRateLimiter extends AbstractRateLimiter {
 		return this.delegate.release(decision);
 	}
 
+	@Override
+	public boolean moveToNow(Decision decision) {
+		return this.delegate.moveToNow(decision);
+	}
+
 	/**
 	 * Charge a decision in the store. Calls after a charge past the threshold ask the
 	 * store, which rejects them, and are remembered from then.
 	 */
-	@Override
-	public boolean moveToNow(Decision decision) {
-		return (this.delegate instanceof AbstractRateLimiter store) && store.moveToNow(decision);
-	}
-
 	@Override
 	public Decision charge(Decision decision, long permits) {
 		return this.delegate.charge(decision, permits);

@@ -172,10 +172,8 @@ public abstract class AbstractRateLimiter implements RateLimiter {
 	 * than their turn, such as a request that a third party receives after its connection
 	 * opened. The token bucket, which keeps no times, is unchanged. Decorators override
 	 * it to pass the decision to the limiter that granted it.
-	 * @param decision an admitted decision of this limiter
-	 * @return whether its permits were moved (not for a rejection, a refunded decision or
-	 * one without a grant)
 	 */
+	@Override
 	public boolean moveToNow(Decision decision) {
 		Decision.Grant grant = (decision != null && decision.isAllowed()) ? decision.grant() : null;
 		if (grant == null || Decisions.isClaimed(grant)) {

@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.function.Supplier;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -167,37 +168,13 @@ public final class ResilientRateLimiter extends AbstractRateLimiter {
 
 	@Override
 	protected Decision doAcquire(String key, long permits, List<Limit> limits) {
-		if (this.breaker.tryAcquire()) {
-			try {
-				return answered(acquire(this.store, checked(key, permits, limits)));
-			}
-			catch (IllegalArgumentException ex) {
-				throw ex;
-			}
-			catch (RuntimeException ex) {
-				this.breaker.onFailure(ex);
-			}
-		}
-		return fallback(key, permits, limits);
+		return viaStore(() -> acquire(this.store, checked(key, permits, limits)), () -> fallback(key, permits, limits));
 	}
 
 	@Override
 	protected CompletableFuture<Decision> doAcquireAsync(String key, long permits, List<Limit> limits) {
-		if (!this.breaker.tryAcquire()) {
-			return CompletableFuture.completedFuture(fallback(key, permits, limits));
-		}
-		return acquireAsync(this.store, checked(key, permits, limits)).handle((decision, failure) -> {
-			if (failure == null) {
-				return answered(decision);
-			}
-			Throwable cause = (failure instanceof CompletionException && failure.getCause() != null)
-					? failure.getCause() : failure;
-			if (cause instanceof IllegalArgumentException illegal) {
-				throw illegal;
-			}
-			this.breaker.onFailure(cause);
-			return fallback(key, permits, limits);
-		});
+		return viaStoreAsync(() -> acquireAsync(this.store, checked(key, permits, limits)),
+				() -> fallback(key, permits, limits));
 	}
 
 	/**
@@ -210,7 +187,10 @@ public final class ResilientRateLimiter extends AbstractRateLimiter {
 			return null;
 		}
 		Decision known = this.store.cachedRejection(key, permits, limits);
-		return (known != null) ? answered(known) : null;
+		if (known != null) {
+			this.breaker.onSuccess();
+		}
+		return known;
 	}
 
 	/**
@@ -219,18 +199,10 @@ public final class ResilientRateLimiter extends AbstractRateLimiter {
 	 */
 	@Override
 	public boolean release(Decision decision) {
-		if (decision == null || decision.isDegraded() || !this.breaker.tryAcquire()) {
+		if (decision == null || decision.isDegraded()) {
 			return false;
 		}
-		try {
-			boolean released = this.store.release(decision);
-			this.breaker.onSuccess();
-			return released;
-		}
-		catch (RuntimeException ex) {
-			this.breaker.onFailure(ex);
-			return false;
-		}
+		return viaStore(() -> this.store.release(decision), () -> false);
 	}
 
 	/**
@@ -245,21 +217,7 @@ public final class ResilientRateLimiter extends AbstractRateLimiter {
 		if (decision.isDegraded()) {
 			return (decision.policy() == FailurePolicy.LOCAL) ? this.local.charge(decision, permits) : decision;
 		}
-		if (!this.breaker.tryAcquire()) {
-			return decision;
-		}
-		try {
-			Decision charged = this.store.charge(decision, permits);
-			this.breaker.onSuccess();
-			return charged;
-		}
-		catch (IllegalArgumentException ex) {
-			throw ex;
-		}
-		catch (RuntimeException ex) {
-			this.breaker.onFailure(ex);
-			return decision;
-		}
+		return viaStore(() -> this.store.charge(decision, permits), () -> decision);
 	}
 
 	@Override
@@ -268,17 +226,7 @@ public final class ResilientRateLimiter extends AbstractRateLimiter {
 		if (decision.isDegraded()) {
 			return CompletableFuture.completedFuture(charge(decision, permits));
 		}
-		if (!this.breaker.tryAcquire()) {
-			return CompletableFuture.completedFuture(decision);
-		}
-		return this.store.chargeAsync(decision, permits).handle((charged, failure) -> {
-			if (failure == null) {
-				this.breaker.onSuccess();
-				return charged;
-			}
-			this.breaker.onFailure(failure);
-			return decision;
-		});
+		return viaStoreAsync(() -> this.store.chargeAsync(decision, permits), () -> decision);
 	}
 
 	/**
@@ -292,21 +240,65 @@ public final class ResilientRateLimiter extends AbstractRateLimiter {
 			return false;
 		}
 		if (decision.isDegraded()) {
-			return decision.policy() == FailurePolicy.LOCAL && this.local instanceof AbstractRateLimiter local
-					&& local.moveToNow(decision);
+			return decision.policy() == FailurePolicy.LOCAL && this.local.moveToNow(decision);
 		}
-		if (!this.breaker.tryAcquire() || !(this.store instanceof AbstractRateLimiter store)) {
-			return false;
+		return viaStore(() -> this.store.moveToNow(decision), () -> false);
+	}
+
+	/**
+	 * Ask the store through the breaker, the one place of its bookkeeping: an answer
+	 * closes it, a failure counts towards opening it and is answered by
+	 * {@code otherwise}, as is every call while it is open. An invalid argument is the
+	 * caller's mistake, not an outage of the store: it is thrown as it is and the breaker
+	 * is not told.
+	 */
+	private <T> T viaStore(Supplier<T> call, Supplier<T> otherwise) {
+		if (!this.breaker.tryAcquire()) {
+			return otherwise.get();
 		}
+		T answer;
 		try {
-			boolean moved = store.moveToNow(decision);
-			this.breaker.onSuccess();
-			return moved;
+			answer = call.get();
+		}
+		catch (IllegalArgumentException ex) {
+			throw ex;
 		}
 		catch (RuntimeException ex) {
 			this.breaker.onFailure(ex);
-			return false;
+			return otherwise.get();
 		}
+		this.breaker.onSuccess();
+		return answer;
+	}
+
+	/**
+	 * Ask the store through the breaker without blocking, with the same bookkeeping as
+	 * {@link #viaStore}; an invalid argument completes the future with it.
+	 */
+	private <T> CompletableFuture<T> viaStoreAsync(Supplier<CompletableFuture<T>> call, Supplier<T> otherwise) {
+		if (!this.breaker.tryAcquire()) {
+			return CompletableFuture.completedFuture(otherwise.get());
+		}
+		CompletableFuture<T> answer;
+		try {
+			answer = call.get();
+		}
+		catch (RuntimeException ex) {
+			answer = CompletableFuture.failedFuture(ex);
+		}
+		return answer.handle((value, failure) -> {
+			if (failure == null) {
+				this.breaker.onSuccess();
+				return value;
+			}
+			Throwable cause = (failure instanceof CompletionException && failure.getCause() != null)
+					? failure.getCause() : failure;
+			if (cause instanceof IllegalArgumentException illegal) {
+				throw illegal;
+			}
+			this.breaker.onFailure(cause);
+			return otherwise.get();
+		});
 	}
 
 	@Override
@@ -323,11 +315,6 @@ public final class ResilientRateLimiter extends AbstractRateLimiter {
 	protected void doReset(String key, List<Limit> limits) {
 		this.store.reset(key, limits);
 		this.local.reset(key, limits);
-	}
-
-	private Decision answered(Decision decision) {
-		this.breaker.onSuccess();
-		return decision;
 	}
 
 	private Decision fallback(String key, long permits, List<Limit> limits) {

@@ -231,4 +231,36 @@ class ResilientRateLimiterTests {
 		assertThat(this.storeCalls).hasValue(0);
 	}
 
+	@Test
+	void aChargeTheStoreRefusesAsInvalidFailsTheSameWayBlockingAndNotAndIsNoOutage() {
+		AbstractRateLimiter refusing = new AbstractRateLimiter() {
+			@Override
+			protected Decision doAcquire(String key, long permits, List<Limit> limits) {
+				return dev.limiter.internal.Decisions
+					.granting(Decision.allowed(limits.get(0), 1, limits.get(0).period(), 0), key, permits, limits, "m");
+			}
+
+			@Override
+			protected Decision doCharge(Decision decision, Decision.Grant grant, long permits) {
+				throw new IllegalArgumentException("not a grant of this store");
+			}
+		};
+		ResilientRateLimiter limiter = new ResilientRateLimiter(refusing, FailurePolicy.FAIL_OPEN,
+				new InMemoryRateLimiter(MutableClock.startingNow(), false), this.breaker, null);
+		Limit buckets = Limit.of(10, Duration.ofMinutes(1)).withAlgorithm(Algorithm.SLIDING_BUCKETS);
+		Decision admitted = limiter.acquire("k", buckets);
+		for (int i = 0; i < 3; i++) {
+			org.assertj.core.api.Assertions.assertThatIllegalArgumentException()
+				.isThrownBy(() -> limiter.charge(admitted, 2))
+				.withMessage("not a grant of this store");
+			assertThat(limiter.chargeAsync(admitted, 2)).failsWithin(Duration.ZERO)
+				.withThrowableOfType(java.util.concurrent.ExecutionException.class)
+				.havingCause()
+				.isInstanceOf(IllegalArgumentException.class)
+				.withMessage("not a grant of this store");
+		}
+		assertThat(this.breaker.state()).as("the caller's mistake is no outage of the store")
+			.isEqualTo(CircuitBreaker.State.CLOSED);
+	}
+
 }

@@ -12,7 +12,6 @@ import org.slf4j.LoggerFactory;
 
 import dev.limiter.Decision;
 import dev.limiter.RateLimiter;
-import dev.limiter.internal.AbstractRateLimiter;
 
 /**
  * The quotas of the upstreams the application calls, found by the host of a request, and
@@ -117,13 +116,11 @@ public final class OutgoingQuotas {
 	 * @param turn the decision that gave the call its turn
 	 */
 	public void done(Decision turn) {
-		if (this.rateLimiter instanceof AbstractRateLimiter limiter) {
-			try {
-				limiter.moveToNow(turn);
-			}
-			catch (RuntimeException ex) {
-				logger.debug("Limiter could not count a call to an upstream from its response", ex);
-			}
+		try {
+			this.rateLimiter.moveToNow(turn);
+		}
+		catch (RuntimeException ex) {
+			logger.debug("Limiter could not count a call to an upstream from its response", ex);
 		}
 	}
 
