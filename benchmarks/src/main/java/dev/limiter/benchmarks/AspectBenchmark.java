@@ -31,6 +31,8 @@ import dev.limiter.annotation.RateLimit;
 import dev.limiter.autoconfigure.LimiterProperties;
 import dev.limiter.internal.call.RateLimitAdvisor;
 import dev.limiter.internal.call.RateLimitAnnotationParser;
+import dev.limiter.internal.call.CallClock;
+import dev.limiter.internal.call.CallPipeline;
 import dev.limiter.internal.call.RateLimitAspect;
 import dev.limiter.internal.call.RateLimitOperationSource;
 import dev.limiter.internal.key.MethodRateLimitKeyResolver;
@@ -144,12 +146,12 @@ public class AspectBenchmark {
 		RateLimitAspect rateLimitAspect(RateLimiter rateLimiter, BeanFactory beanFactory) {
 			RateLimitOperationSource operations = new RateLimitOperationSource(new RateLimitAnnotationParser(
 					new LimitResolver(Map.of(), Algorithm.SLIDING_LOG, false), beanFactory));
-			RateLimitAspect aspect = new RateLimitAspect(rateLimiter, operations, new MethodRateLimitKeyResolver(),
-					new StaticMessageSource(), List.of(), LimiterProperties.DEFAULT_ASPECT_ORDER, null);
+			CallPipeline pipeline = new CallPipeline(rateLimiter, operations, new MethodRateLimitKeyResolver(),
+					new StaticMessageSource(), List.of(), null, CallClock.SYSTEM);
 			// As with the ratelimits endpoint: every rejection is counted for its
 			// ranking.
-			aspect.setRejectionTally(new TopOffenders());
-			return aspect;
+			pipeline.setRejectionTally(new TopOffenders());
+			return new RateLimitAspect(pipeline, LimiterProperties.DEFAULT_ASPECT_ORDER, null);
 		}
 
 	}

@@ -14,7 +14,7 @@ import org.springframework.data.redis.listener.RedisMessageListenerContainer;
 import dev.limiter.RateLimiter;
 import dev.limiter.autoconfigure.LimiterAutoConfiguration;
 import dev.limiter.autoconfigure.LimiterProperties;
-import dev.limiter.internal.call.RateLimitAspect;
+import dev.limiter.internal.call.CallPipeline;
 import dev.limiter.internal.call.RateLimitOperationSource;
 import dev.limiter.internal.limits.LimitResolver;
 import dev.limiter.internal.limits.OverrideStore;
@@ -48,13 +48,14 @@ public final class LimiterEndpointAutoConfiguration {
 				(sharedOffenders.getIfAvailable() != null) ? sharedOffenders.getObject() : offenders);
 	}
 
-	// Counts the rejections the aspect enforces, by limit and caller, for the endpoint's
+	// Counts the rejections the pipeline enforces, by limit and caller, for the
+	// endpoint's
 	// list of the callers rejected most.
 	@Bean
 	@ConditionalOnMissingBean
-	TopOffenders limiterTopOffenders(ObjectProvider<RateLimitAspect> aspect) {
+	TopOffenders limiterTopOffenders(ObjectProvider<CallPipeline> pipeline) {
 		TopOffenders offenders = new TopOffenders();
-		aspect.ifAvailable((rateLimitAspect) -> rateLimitAspect.setRejectionTally(offenders));
+		pipeline.ifAvailable((calls) -> calls.setRejectionTally(offenders));
 		return offenders;
 	}
 

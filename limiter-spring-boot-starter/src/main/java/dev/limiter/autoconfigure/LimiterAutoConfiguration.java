@@ -36,6 +36,8 @@ import dev.limiter.RateLimiter;
 import dev.limiter.call.RateLimitDecisionListener;
 import dev.limiter.internal.call.RateLimitAdvisor;
 import dev.limiter.internal.call.RateLimitAnnotationParser;
+import dev.limiter.internal.call.CallClock;
+import dev.limiter.internal.call.CallPipeline;
 import dev.limiter.internal.call.RateLimitAspect;
 import dev.limiter.internal.call.RateLimitOperationSource;
 import dev.limiter.internal.call.RouteCalls;
@@ -50,6 +52,7 @@ import dev.limiter.internal.limits.OverrideStore;
 import dev.limiter.internal.web.RateLimitHeaders;
 import dev.limiter.internal.web.RateLimitResponses;
 import dev.limiter.internal.web.reactive.ReactiveRateLimitExceptionHandler;
+import dev.limiter.internal.web.reactive.ReactiveRejections;
 import dev.limiter.internal.web.reactive.ReactiveResponseHeaders;
 import dev.limiter.internal.web.reactive.ReactiveServerErrorRefunds;
 import dev.limiter.internal.web.reactive.ServerWebExchangeCurrentRequest;
@@ -204,21 +207,30 @@ public final class LimiterAutoConfiguration {
 		@Bean
 		@ConditionalOnMissingBean
 		RouteCalls limiterRouteCalls(LimitResolver limitResolver, RateLimitOperationSource operationSource,
-				RateLimitAspect aspect) {
-			return new RouteCalls(limitResolver, operationSource, aspect);
+				CallPipeline pipeline) {
+			return new RouteCalls(limitResolver, operationSource, pipeline);
+		}
+
+		// The one decision pipeline: the aspect, the reactive path and the gateways'
+		// routes are its adapters.
+		@Bean
+		@ConditionalOnMissingBean
+		CallPipeline limiterCallPipeline(RateLimiter rateLimiter, RateLimitOperationSource operationSource,
+				RateLimitKeyResolver keyResolver, ApplicationContext applicationContext,
+				ObjectProvider<RateLimitDecisionListener> listeners, ObjectProvider<CurrentRequest> currentRequest,
+				ObjectProvider<CallClock> clock) {
+			return new CallPipeline(rateLimiter, operationSource, keyResolver, applicationContext,
+					listeners.orderedStream().toList(), currentRequest.getIfAvailable(),
+					clock.getIfAvailable(() -> CallClock.SYSTEM));
 		}
 
 		// Named after Limiter: bucket4j-spring-boot-starter registers a "rateLimitAspect"
 		// too, and an application moving from one to the other may carry both.
 		@Bean
 		@ConditionalOnMissingBean
-		RateLimitAspect limiterRateLimitAspect(RateLimiter rateLimiter, RateLimitOperationSource operationSource,
-				RateLimitKeyResolver keyResolver, ApplicationContext applicationContext,
-				ObjectProvider<RateLimitDecisionListener> listeners, LimiterProperties properties,
-				ObjectProvider<CurrentRequest> currentRequest, ObjectProvider<ReactiveCurrentRequest> reactiveRequest) {
-			return new RateLimitAspect(rateLimiter, operationSource, keyResolver, applicationContext,
-					listeners.orderedStream().toList(), properties.getAspectOrder(), currentRequest.getIfAvailable(),
-					reactiveRequest.getIfAvailable());
+		RateLimitAspect limiterRateLimitAspect(CallPipeline pipeline, LimiterProperties properties,
+				ObjectProvider<ReactiveCurrentRequest> reactiveRequest) {
+			return new RateLimitAspect(pipeline, properties.getAspectOrder(), reactiveRequest.getIfAvailable());
 		}
 
 	}
@@ -275,9 +287,9 @@ public final class LimiterAutoConfiguration {
 
 			@Bean
 			@ConditionalOnMissingBean
-			CachedRejectionInterceptor cachedRejectionInterceptor(ObjectProvider<RateLimitAspect> aspect,
+			CachedRejectionInterceptor cachedRejectionInterceptor(ObjectProvider<CallPipeline> pipeline,
 					ApplicationContext context) {
-				return new CachedRejectionInterceptor(aspect::getObject, context);
+				return new CachedRejectionInterceptor(pipeline::getObject, context);
 			}
 
 			// Last, so that the application's own interceptors run before a rejection.
@@ -336,12 +348,21 @@ public final class LimiterAutoConfiguration {
 			return new ReactiveServerErrorRefunds(rateLimiter);
 		}
 
+		// Writes every reactive surface's answer to a rejection: annotated handlers' and
+		// gateway routes'.
+		@Bean
+		@ConditionalOnMissingBean
+		ReactiveRejections limiterReactiveRejections(RateLimitResponses rateLimitResponses,
+				ObjectProvider<ServerCodecConfigurer> serverCodecConfigurer) {
+			return new ReactiveRejections(rateLimitResponses,
+					() -> serverCodecConfigurer.getIfAvailable(ServerCodecConfigurer::create));
+		}
+
 		@Bean
 		@ConditionalOnMissingBean
 		@Conditional(OnNoApplicationRateLimitHandlerCondition.class)
-		ReactiveRateLimitExceptionHandler reactiveRateLimitExceptionHandler(RateLimitResponses rateLimitResponses,
-				ObjectProvider<ServerCodecConfigurer> serverCodecConfigurer) {
-			return new ReactiveRateLimitExceptionHandler(rateLimitResponses, serverCodecConfigurer);
+		ReactiveRateLimitExceptionHandler reactiveRateLimitExceptionHandler(ReactiveRejections rejections) {
+			return new ReactiveRateLimitExceptionHandler(rejections);
 		}
 
 	}

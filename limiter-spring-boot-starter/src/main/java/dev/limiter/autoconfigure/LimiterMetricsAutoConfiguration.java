@@ -12,7 +12,7 @@ import org.springframework.context.annotation.Configuration;
 import dev.limiter.internal.actuate.ClientMetrics;
 import dev.limiter.internal.actuate.LimiterMetrics;
 import dev.limiter.internal.actuate.LimiterObservations;
-import dev.limiter.internal.call.RateLimitAspect;
+import dev.limiter.internal.call.CallPipeline;
 import dev.limiter.internal.client.OutgoingQuota;
 import dev.limiter.internal.client.OutgoingQuotas;
 
@@ -55,9 +55,9 @@ public final class LimiterMetricsAutoConfiguration {
 		@Bean
 		@ConditionalOnMissingBean
 		LimiterObservations limiterObservations(ObjectProvider<io.micrometer.observation.ObservationRegistry> registry,
-				ObjectProvider<RateLimitAspect> aspect) {
+				ObjectProvider<CallPipeline> pipeline) {
 			LimiterObservations observations = new LimiterObservations(registry.getObject());
-			aspect.ifAvailable((rateLimitAspect) -> rateLimitAspect.setObserver(observations));
+			pipeline.ifAvailable((calls) -> calls.setObserver(observations));
 			return observations;
 		}
 

@@ -5,6 +5,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 
 import org.springframework.cloud.gateway.event.FilterArgsEvent;
@@ -18,6 +19,7 @@ import dev.limiter.Decision;
 import dev.limiter.FailurePolicy;
 import dev.limiter.RateLimitUnavailableException;
 import dev.limiter.internal.call.AnnotatedOperation;
+import dev.limiter.internal.call.CallPipeline;
 import dev.limiter.internal.call.RouteArguments;
 import dev.limiter.internal.call.RouteCalls;
 import dev.limiter.internal.call.RouteCalls.RouteCall;
@@ -33,9 +35,11 @@ import dev.limiter.key.RateLimitKeys;
  * overrides, in the {@code limiter.decisions} metrics and {@code limiter.decision}
  * observations, and listed by the {@code ratelimits} endpoint.
  * <p>
- * A rejection is the filter's 429 with {@code Retry-After}; a fail-closed limit that
- * cannot reach its store raises {@link RateLimitUnavailableException}, which
- * {@link GatewayRateLimitExceptionHandler} answers like every other Limiter 503.
+ * A rejection raises {@link dev.limiter.RateLimitExceededException} (a fail-closed limit
+ * that cannot reach its store {@link RateLimitUnavailableException}), which
+ * {@link GatewayRateLimitExceptionHandler} answers like every other Limiter 429 (or 503):
+ * the quota headers, {@code Retry-After} and an {@code application/problem+json} body.
+ * The filter's {@code status-code} argument does not apply to them.
  */
 public class GatewayRateLimiter
 		extends org.springframework.cloud.gateway.filter.ratelimit.AbstractRateLimiter<GatewayRateLimiter.Config> {
@@ -47,6 +51,9 @@ public class GatewayRateLimiter
 	public static final String BEAN_NAME = "limiterRateLimiter";
 
 	private static final Response ADMITTED_UNTOLD = new Response(true, Map.of());
+
+	// A turn waited for on Reactor's timer, off the threads that read replies.
+	private static final CallPipeline.Delay DELAY = (duration) -> Mono.delay(duration).toFuture();
 
 	private final RouteCalls calls;
 
@@ -83,7 +90,7 @@ public class GatewayRateLimiter
 		this.routes.remove(event.getRouteId());
 		RouteArguments arguments = new RouteArguments(config.getThreshold(), config.getPeriod(), config.getAlgorithm(),
 				config.getSlices(), config.getName(), config.getFailurePolicy(), config.getPermits(),
-				config.getShadow(), Spelling.ROUTE);
+				config.getShadow(), config.getMaxWait(), Spelling.ROUTE);
 		AnnotatedOperation operation = this.calls.register(event.getRouteId(), arguments);
 		this.routes.put(event.getRouteId(), new Route(operation, config.getPlanResolver()));
 	}
@@ -101,10 +108,15 @@ public class GatewayRateLimiter
 		// replies.
 		return plan(route).flatMap((plan) -> {
 			RouteCall call = this.calls.prepare(route.operation(), RateLimitKeys.bounded(id), plan.orElse(null), null);
-			return Mono.defer(() -> Mono.fromFuture(this.calls.decideAsync(call)))
-				.publishOn(Schedulers.parallel())
-				.flatMap((decision) -> response(call, decision))
-				.defaultIfEmpty(ADMITTED_UNTOLD);
+			return Mono.defer(() -> {
+				CompletableFuture<Decision> decided = this.calls.decideAsync(call, DELAY);
+				// A rejection decided at once (the rejection cache's early answer) is
+				// answered on this thread: no store call, so no thread to leave.
+				Decision now = (decided.isDone() && !decided.isCompletedExceptionally()) ? decided.join() : null;
+				Mono<Decision> decision = (now != null && !now.isAllowed()) ? Mono.just(now)
+						: Mono.fromFuture(decided).publishOn(Schedulers.parallel());
+				return decision.flatMap((answer) -> response(call, answer)).defaultIfEmpty(ADMITTED_UNTOLD);
+			});
 		});
 	}
 
@@ -137,11 +149,9 @@ public class GatewayRateLimiter
 			this.headers.writeAdmitted(decision, values::put);
 			return Mono.just(new Response(true, values));
 		}
-		if (decision.policy() == FailurePolicy.FAIL_CLOSED) {
-			return Mono.error(this.calls.rejection(call, decision));
-		}
-		this.headers.write(decision, values::put);
-		return Mono.just(new Response(false, values));
+		// Answered by GatewayRateLimitExceptionHandler with the same status, headers and
+		// problem as every surface of Limiter; the filter's own answer has no body.
+		return Mono.error(this.calls.rejection(call, decision));
 	}
 
 	private boolean hasOwnArguments(Map<String, Object> args) {
@@ -208,6 +218,12 @@ public class GatewayRateLimiter
 		 * {@code limiter.limits.<name>.shadow}.
 		 */
 		private Boolean shadow;
+
+		/**
+		 * How long a request whose turn comes within it waits for that turn instead of
+		 * being rejected, such as {@code 500ms}; at most 60s.
+		 */
+		private Duration maxWait;
 
 		/**
 		 * Resolves the plan of a request, such as {@code #{@planResolver}}, for the plans
@@ -278,6 +294,14 @@ public class GatewayRateLimiter
 
 		public void setShadow(Boolean shadow) {
 			this.shadow = shadow;
+		}
+
+		public Duration getMaxWait() {
+			return this.maxWait;
+		}
+
+		public void setMaxWait(Duration maxWait) {
+			this.maxWait = maxWait;
 		}
 
 		public PlanResolver getPlanResolver() {

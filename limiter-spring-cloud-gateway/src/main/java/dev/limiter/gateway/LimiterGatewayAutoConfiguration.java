@@ -16,10 +16,12 @@ import dev.limiter.autoconfigure.LimiterAutoConfiguration;
 import dev.limiter.internal.call.RouteCalls;
 import dev.limiter.internal.web.RateLimitHeaders;
 import dev.limiter.internal.web.RateLimitResponses;
+import dev.limiter.internal.web.reactive.ReactiveRejections;
 
 /**
  * Auto-configuration of Limiter in Spring Cloud Gateway: the {@code limiterRateLimiter}
- * bean for the {@code RequestRateLimiter} filter, and the 503 of fail-closed routes.
+ * bean for the {@code RequestRateLimiter} filter, and the answer to the requests its
+ * routes reject.
  * <p>
  * Registered before the gateway's own configuration, so that the gateway sees a rate
  * limiter and offers its filter even without a reactive Redis template; primary, so that
@@ -45,8 +47,9 @@ public final class LimiterGatewayAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	GatewayRateLimitExceptionHandler gatewayRateLimitExceptionHandler(RateLimitResponses responses,
-			ObjectProvider<ServerCodecConfigurer> codecs) {
-		return new GatewayRateLimitExceptionHandler(responses, codecs.getIfAvailable(ServerCodecConfigurer::create));
+			ObjectProvider<ReactiveRejections> rejections, ObjectProvider<ServerCodecConfigurer> codecs) {
+		return new GatewayRateLimitExceptionHandler(rejections.getIfAvailable(
+				() -> new ReactiveRejections(responses, () -> codecs.getIfAvailable(ServerCodecConfigurer::create))));
 	}
 
 }

@@ -150,6 +150,14 @@ class GatewayIntegrationTests {
 			assertThat(response.headers().firstValue("RateLimit-Policy")).hasValue("\"per-user-hour\";q=7;w=3600");
 			assertThat(response.headers().firstValue("RateLimit")).hasValue("\"per-user-hour\";r=0;t=" + retryAfter);
 			assertThat(response.headers().firstValue("X-RateLimit-Remaining")).hasValue("0");
+			// The same answer as every other surface of Limiter.
+			assertThat(response.headers().firstValue("Content-Type")).hasValue("application/problem+json");
+			assertThat(response.body()).contains("\"status\":429")
+				.contains("\"limit\":\"per-user-hour\"")
+				.contains("\"type\":\"https://iana.org/assignments/http-problem-types#quota-exceeded\"")
+				.contains("\"violated-policies\":[\"per-user-hour\"]")
+				.contains("\"retryAfter\":" + retryAfter)
+				.contains("\"instance\":\"/orders/");
 		});
 		// All or nothing: the rejected calls took nothing from the route's other limit.
 		GatewayRateLimiter limiter = first.getBean(GatewayRateLimiter.class);
@@ -199,6 +207,19 @@ class GatewayIntegrationTests {
 		finally {
 			endpoint.override("tiered", null, null, null, null, SecurityContext.NONE);
 		}
+	}
+
+	@Test
+	@Order(3)
+	void aRouteWithMaxWaitServesARequestWhoseTurnComesWithinItInsteadOfRejectingIt() {
+		// 1 a second: of two requests at once, the second waits about a second for its
+		// turn (limiter.max-wait: 3s) instead of being answered 429.
+		List<CompletableFuture<HttpResponse<String>>> calls = new ArrayList<>();
+		for (int i = 0; i < 2; i++) {
+			calls.add(http.sendAsync(get(first, "/paced/" + i, "hal"), HttpResponse.BodyHandlers.ofString()));
+		}
+		assertThat(calls.stream().map(CompletableFuture::join).map(HttpResponse::statusCode)).containsExactly(200, 200);
+		assertThat(first.getBean(GatewayRateLimiter.class).route("paced").getMaxWait()).hasSeconds(3);
 	}
 
 	private static List<Integer> statuses(String path, String user, String plan, int calls) throws Exception {
@@ -305,6 +326,8 @@ class GatewayIntegrationTests {
 				"limiter.plan-resolver=#{@planResolver}"));
 		properties.addAll(route(5, "watched", upstreamUri, "/watched/**", "limiter.name=watched",
 				"limiter.threshold=100", "limiter.period=1m"));
+		properties.addAll(route(6, "paced", upstreamUri, "/paced/**", "limiter.threshold=1", "limiter.period=1s",
+				"limiter.max-wait=3s"));
 		return gateway(properties);
 	}
 

@@ -3,6 +3,7 @@ package dev.limiter.internal.call;
 import java.lang.reflect.Method;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
@@ -18,8 +19,9 @@ import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
 
-import dev.limiter.Decision;
+import dev.limiter.internal.call.CallPipeline.Admission;
 import dev.limiter.internal.call.CallPreparation.PreparedCall;
+import dev.limiter.internal.key.ReactiveCurrentRequest;
 
 /**
  * The aspect's path for methods that return a {@code Mono} or a {@code Flux}, and for
@@ -34,12 +36,13 @@ import dev.limiter.internal.call.CallPreparation.PreparedCall;
  */
 final class ReactiveRateLimitCall {
 
-	private static final Admission NOT_LIMITED = new Admission(null, null, null);
-
 	private ReactiveRateLimitCall() {
 	}
 
 	private static final String FLOW_TYPE = "kotlinx.coroutines.flow.Flow";
+
+	// A turn waited for on Reactor's timer, which a test can run in virtual time.
+	private static final CallPipeline.Delay DELAY = (duration) -> Mono.delay(duration).toFuture();
 
 	// Decided once per method: whether it answers later, and how.
 	private static final Map<Method, Shape> shapes = new ConcurrentHashMap<>();
@@ -53,27 +56,26 @@ final class ReactiveRateLimitCall {
 		return (shape != null) ? shape : shapes.computeIfAbsent(method, Shape::of);
 	}
 
-	static Object rateLimit(RateLimitAspect aspect, MethodInvocation call, AnnotatedOperation operation,
-			Class<?> targetClass) {
-		Mono<Admission> admission = aspect.reactiveRequest()
-			.get()
+	static Object rateLimit(CallPipeline pipeline, ReactiveCurrentRequest requests, MethodInvocation call,
+			AnnotatedOperation operation, Class<?> targetClass) {
+		Mono<Admission> admission = requests.get()
 			.map(Optional::of)
 			.defaultIfEmpty(Optional.empty())
-			.flatMap((request) -> decide(aspect,
-					aspect.prepare(operation, targetClass, call.getArguments(), () -> request.orElse(null))));
+			.flatMap((request) -> decide(pipeline,
+					pipeline.prepare(operation, targetClass, call.getArguments(), () -> request.orElse(null))));
 		Shape shape = shape(call.getMethod());
 		if (shape == Shape.SINGLE) {
 			return admission.flatMap((admitted) -> {
 				Mono<Object> result = Mono.from(proceed(call))
-					.onErrorResume((ex) -> refunded(aspect, operation, admitted, ex));
-				return admitted.charged() ? result.flatMap(
-						(value) -> settled(aspect, admitted, aspect.cost(admitted.prepared(), value)).thenReturn(value))
-						: result;
+					.onErrorResume((ex) -> refunded(pipeline, operation, admitted, ex));
+				return admitted.charged() ? result
+					.flatMap((value) -> settled(pipeline, admitted, pipeline.cost(admitted.prepared(), value))
+						.thenReturn(value)) : result;
 			});
 		}
 		Flux<Object> stream = admission.flatMapMany((admitted) -> {
 			Flux<Object> result = Flux.from(proceed(call))
-				.onErrorResume((ex) -> refunded(aspect, operation, admitted, ex));
+				.onErrorResume((ex) -> refunded(pipeline, operation, admitted, ex));
 			if (!admitted.charged()) {
 				return result;
 			}
@@ -83,17 +85,17 @@ final class ReactiveRateLimitCall {
 			AtomicLong cost = new AtomicLong(-1);
 			AtomicBoolean settledOnce = new AtomicBoolean();
 			return result.doOnNext((element) -> {
-				long elementCost = aspect.cost(admitted.prepared(), element);
+				long elementCost = pipeline.cost(admitted.prepared(), element);
 				if (elementCost >= 0) {
 					cost.accumulateAndGet(elementCost, (sum, more) -> Math.max(sum, 0) + more);
 				}
 			})
 				.concatWith(Mono.defer(() -> settledOnce.compareAndSet(false, true)
-						? settled(aspect, admitted, cost.get()) : Mono.<Void>empty())
+						? settled(pipeline, admitted, cost.get()) : Mono.<Void>empty())
 					.then(Mono.empty()))
 				.doOnCancel(() -> {
 					if (settledOnce.compareAndSet(false, true)) {
-						settled(aspect, admitted, cost.get()).subscribe();
+						settled(pipeline, admitted, cost.get()).subscribe();
 					}
 				});
 		});
@@ -104,54 +106,28 @@ final class ReactiveRateLimitCall {
 		return ReactiveAdapterRegistry.getSharedInstance().getAdapter(ClassUtils.resolveClassName(FLOW_TYPE, null));
 	}
 
-	private static Mono<Admission> decide(RateLimitAspect aspect, PreparedCall prepared) {
+	/**
+	 * Decide a subscription through the pipeline. A rejection the limiter already knows
+	 * is answered on the subscriber's thread, as a handler's own error would be: no store
+	 * call, so no thread to leave. Otherwise the store answers on the limiter's timer or
+	 * Redis's event loop, and the handler runs on Reactor's parallel threads instead,
+	 * never on the threads that read replies.
+	 */
+	private static Mono<Admission> decide(CallPipeline pipeline, PreparedCall prepared) {
 		if (prepared == null) {
-			return Mono.just(NOT_LIMITED);
+			return Mono.just(Admission.NOT_LIMITED);
 		}
-		// A rejection the limiter already knows is answered on the subscriber's thread,
-		// as
-		// a handler's own error would be: no store call, so no thread to leave.
-		try {
-			aspect.rejectKnown(prepared);
-		}
-		catch (RuntimeException rejected) {
-			return Mono.error(rejected);
-		}
-		AnnotatedOperation operation = prepared.operation();
-		String key = prepared.key();
-		Mono<Decision> enforced = Mono.empty();
-		if (!operation.getEnforcedLimits().isEmpty()) {
-			enforced = Mono.defer(() -> {
-				long start = System.nanoTime();
-				Object observation = aspect.observer().start(operation);
-				return acquire(aspect, key, operation)
-					.flatMap((decision) -> operation.waitsFor(decision)
-							? Mono.delay(decision.retryAfter()).then(acquire(aspect, key, operation))
-							: Mono.just(decision))
-					.doOnError((ex) -> aspect.observer().stop(observation, null, ex))
-					.doOnNext((decision) -> aspect.observer().stop(observation, decision, null))
-					.doOnNext((decision) -> aspect.enforce(prepared, decision, System.nanoTime() - start));
-			});
-		}
-		Mono<Decision> shadow = operation.getShadowLimits().isEmpty() ? Mono.empty()
-				: Mono
-					.defer(() -> Mono.fromFuture(aspect.rateLimiter()
-						.acquireAsync(operation.shadowKey(key), operation.getPermits(), operation.getShadowLimits())))
-					.doOnNext((decision) -> aspect.watched(operation, decision));
-		// The store answers on the limiter's timer or Redis's event loop: the handler
-		// runs
-		// on Reactor's parallel threads instead, never on the threads that read replies.
-		return enforced.map(Optional::of)
-			.defaultIfEmpty(Optional.empty())
-			.flatMap((first) -> shadow.map(Optional::of)
-				.defaultIfEmpty(Optional.empty())
-				.map((second) -> new Admission(prepared, first.orElse(null), second.orElse(null))))
-			.publishOn(Schedulers.parallel());
-	}
-
-	private static Mono<Decision> acquire(RateLimitAspect aspect, String key, AnnotatedOperation operation) {
-		return Mono.defer(() -> Mono
-			.fromFuture(aspect.rateLimiter().acquireAsync(key, operation.getPermits(), operation.getEnforcedLimits())));
+		return Mono.defer(() -> {
+			CompletableFuture<Admission> decided = pipeline.decideAsync(prepared, DELAY);
+			Admission known = (decided.isDone() && !decided.isCompletedExceptionally()) ? decided.join() : null;
+			if (known != null && known.known()) {
+				return Mono.error(pipeline.rejection(known));
+			}
+			return Mono.fromFuture(decided)
+				.flatMap((admission) -> admission.admitted() ? Mono.just(admission)
+						: Mono.error(pipeline.rejection(admission)))
+				.publishOn(Schedulers.parallel());
+		});
 	}
 
 	@SuppressWarnings("unchecked")
@@ -178,15 +154,14 @@ final class ReactiveRateLimitCall {
 	 * Give the permits back when the call failed with a {@code refundOn} exception; the
 	 * refund talks to the store, so it runs off the event loop.
 	 */
-	private static <T> Mono<T> refunded(RateLimitAspect aspect, AnnotatedOperation operation, Admission admission,
+	private static <T> Mono<T> refunded(CallPipeline pipeline, AnnotatedOperation operation, Admission admission,
 			Throwable ex) {
-		if (!operation.refundsOn(ex) || admission == NOT_LIMITED) {
+		if (!operation.refundsOn(ex) || admission.prepared() == null) {
 			return Mono.error(ex);
 		}
-		return Mono.<T>fromRunnable(() -> {
-			aspect.release(admission.enforced());
-			aspect.release(admission.shadow());
-		}).subscribeOn(Schedulers.boundedElastic()).then(Mono.error(ex));
+		return Mono.<T>fromRunnable(() -> pipeline.release(admission))
+			.subscribeOn(Schedulers.boundedElastic())
+			.then(Mono.error(ex));
 	}
 
 	/**
@@ -194,21 +169,9 @@ final class ReactiveRateLimitCall {
 	 * limiter's non-blocking path; the response goes on on Reactor's parallel threads,
 	 * never on the threads that read replies. A charge never fails the call.
 	 */
-	private static Mono<Void> settled(RateLimitAspect aspect, Admission admission, long cost) {
-		long more = cost - admission.prepared().operation().getPermits();
-		if (cost < 0 || more == 0) {
-			return Mono.empty();
-		}
-		Mono<Void> enforced = (admission.enforced() == null || !admission.enforced().isAllowed()) ? Mono.empty()
-				: Mono.defer(() -> Mono.fromFuture(aspect.rateLimiter().chargeAsync(admission.enforced(), more)))
-					.doOnNext((charged) -> aspect.charged(admission.prepared(), charged))
-					.then();
-		Mono<Void> shadow = (admission.shadow() == null || !admission.shadow().isAllowed()) ? Mono.empty()
-				: Mono.defer(() -> Mono.fromFuture(aspect.rateLimiter().chargeAsync(admission.shadow(), more))).then();
-		return enforced.then(shadow).onErrorResume((ex) -> {
-			aspect.chargeLost(admission.prepared(), ex);
-			return Mono.empty();
-		}).publishOn(Schedulers.parallel());
+	private static Mono<Void> settled(CallPipeline pipeline, Admission admission, long cost) {
+		return Mono.defer(() -> Mono.fromFuture(pipeline.settleAsync(admission, cost)))
+			.publishOn(Schedulers.parallel());
 	}
 
 	/**
@@ -232,18 +195,6 @@ final class ReactiveRateLimitCall {
 				return FLOW;
 			}
 			return VALUE;
-		}
-
-	}
-
-	/**
-	 * What a subscription was admitted with: the prepared call and the decisions of its
-	 * enforced and shadowed limits ({@code null} where it has none).
-	 */
-	private record Admission(PreparedCall prepared, Decision enforced, Decision shadow) {
-
-		boolean charged() {
-			return this.prepared != null && this.prepared.operation().getCharge() != null;
 		}
 
 	}

@@ -22,10 +22,12 @@ import dev.limiter.internal.limits.LimitResolver.Spelling;
  * {@code null}; named limits that set their own keep theirs
  * @param permits the permits each request takes
  * @param shadow whether the route's own limit only watches, or {@code null}
+ * @param maxWait how long a request whose turn comes within it waits instead of being
+ * rejected, or {@code null} for none
  * @param spelling how the gateway spells the arguments, for errors
  */
 public record RouteArguments(Long threshold, Duration period, Algorithm algorithm, Integer slices, List<String> names,
-		FailurePolicy failurePolicy, long permits, Boolean shadow, Spelling spelling) {
+		FailurePolicy failurePolicy, long permits, Boolean shadow, Duration maxWait, Spelling spelling) {
 
 	public RouteArguments {
 		List<String> trimmed = new ArrayList<>();

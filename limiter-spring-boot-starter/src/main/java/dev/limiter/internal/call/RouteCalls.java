@@ -1,5 +1,6 @@
 package dev.limiter.internal.call;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -32,22 +33,22 @@ public final class RouteCalls {
 
 	private final RateLimitOperationSource operations;
 
-	private final RateLimitAspect aspect;
+	private final CallPipeline pipeline;
 
 	/**
 	 * Create the route calls.
 	 * @param resolver resolves the routes' limits, with the named limits of the
 	 * configuration
 	 * @param operations where routes are registered beside the annotated methods
-	 * @param aspect the aspect whose listeners, observer and messages decisions go to
+	 * @param pipeline decides the routes' requests, as it decides annotated calls
 	 */
-	public RouteCalls(LimitResolver resolver, RateLimitOperationSource operations, RateLimitAspect aspect) {
-		if (resolver == null || operations == null || aspect == null) {
-			throw new IllegalArgumentException("resolver, operations and aspect must not be null");
+	public RouteCalls(LimitResolver resolver, RateLimitOperationSource operations, CallPipeline pipeline) {
+		if (resolver == null || operations == null || pipeline == null) {
+			throw new IllegalArgumentException("resolver, operations and pipeline must not be null");
 		}
 		this.resolver = resolver;
 		this.operations = operations;
-		this.aspect = aspect;
+		this.pipeline = pipeline;
 	}
 
 	/**
@@ -75,85 +76,32 @@ public final class RouteCalls {
 	 * @return the call
 	 */
 	public RouteCall prepare(AnnotatedOperation route, String caller, String plan, Object request) {
-		return new RouteCall(this.aspect.prepareRoute(route, plan, caller, request));
+		return new RouteCall(this.pipeline.prepareRoute(route, plan, caller, request));
 	}
 
 	/**
 	 * Decide a request, blocking until the store answers or the timeout's failure policy
-	 * decides, and tell the listeners; a rejection is a decision, not an exception.
+	 * decides (and, under {@code max-wait}, until a turn due within it), and tell the
+	 * listeners; a rejection is a decision, not an exception.
 	 * @param call the call
 	 * @return the decision of the enforced limits, or {@code null} for a route whose
 	 * limits all only watch: the request passes, and its client is told nothing
+	 * @throws InterruptedException if the thread is interrupted while it waits for a turn
 	 */
-	public Decision decide(RouteCall call) {
-		RateLimitAspect aspect = this.aspect;
-		PreparedCall prepared = call.prepared;
-		AnnotatedOperation operation = prepared.operation();
-		Decision decision = null;
-		if (!operation.getEnforcedLimits().isEmpty()) {
-			long start = System.nanoTime();
-			Object observation = aspect.observer().start(operation);
-			try {
-				decision = aspect.rateLimiter()
-					.acquire(prepared.key(), operation.getPermits(), operation.getEnforcedLimits());
-			}
-			catch (RuntimeException ex) {
-				aspect.observer().stop(observation, null, ex);
-				throw ex;
-			}
-			aspect.observer().stop(observation, decision, null);
-			aspect.told(prepared, decision, System.nanoTime() - start);
-		}
-		if ((decision == null || decision.isAllowed()) && !operation.getShadowLimits().isEmpty()) {
-			aspect.watched(operation, aspect.rateLimiter()
-				.acquire(operation.shadowKey(prepared.key()), operation.getPermits(), operation.getShadowLimits()));
-		}
-		return decision;
+	public Decision decide(RouteCall call) throws InterruptedException {
+		return this.pipeline.decide(call.prepared).enforced();
 	}
 
 	/**
 	 * Decide a request without blocking and tell the listeners; the future completes on
-	 * the store's threads.
+	 * the store's threads, or at once when the limiter already knows the rejection.
 	 * @param call the call
+	 * @param delay how the gateway waits for a turn under {@code max-wait}
 	 * @return the decision of the enforced limits, or {@code null} for a route whose
 	 * limits all only watch
 	 */
-	public CompletableFuture<Decision> decideAsync(RouteCall call) {
-		RateLimitAspect aspect = this.aspect;
-		PreparedCall prepared = call.prepared;
-		AnnotatedOperation operation = prepared.operation();
-		CompletableFuture<Decision> enforced;
-		if (operation.getEnforcedLimits().isEmpty()) {
-			enforced = CompletableFuture.completedFuture(null);
-		}
-		else {
-			long start = System.nanoTime();
-			Object observation = aspect.observer().start(operation);
-			enforced = aspect.rateLimiter()
-				.acquireAsync(prepared.key(), operation.getPermits(), operation.getEnforcedLimits())
-				.toCompletableFuture()
-				.whenComplete((decision, failure) -> {
-					if (failure != null) {
-						aspect.observer().stop(observation, null, failure);
-					}
-					else {
-						aspect.observer().stop(observation, decision, null);
-						aspect.told(prepared, decision, System.nanoTime() - start);
-					}
-				});
-		}
-		if (operation.getShadowLimits().isEmpty()) {
-			return enforced;
-		}
-		return enforced.thenCompose(
-				(decision) -> (decision != null && !decision.isAllowed()) ? CompletableFuture.completedFuture(decision)
-						: aspect.rateLimiter()
-							.acquireAsync(operation.shadowKey(prepared.key()), operation.getPermits(),
-									operation.getShadowLimits())
-							.thenApply((shadow) -> {
-								aspect.watched(operation, shadow);
-								return decision;
-							}));
+	public CompletableFuture<Decision> decideAsync(RouteCall call, CallPipeline.Delay delay) {
+		return this.pipeline.decideAsync(call.prepared, delay).thenApply(CallPipeline.Admission::enforced);
 	}
 
 	/**
@@ -165,8 +113,8 @@ public final class RouteCalls {
 	 * @param decision its rejection
 	 * @return the exception
 	 */
-	public RuntimeException rejection(RouteCall call, Decision decision) {
-		return this.aspect.rejection(call.prepared, decision);
+	public RateLimitExceededException rejection(RouteCall call, Decision decision) {
+		return this.pipeline.rejection(new CallPipeline.Admission(call.prepared, decision, null, false));
 	}
 
 	private AnnotatedOperation operation(String routeId, RouteArguments arguments) {
@@ -213,13 +161,15 @@ public final class RouteCalls {
 		}
 		List<Limit> limits = resolved.stream().map(ResolvedLimit::limit).toList();
 		checkPermits(route, arguments, limits, null);
+		Duration maxWait = maxWait(route, arguments);
 		String scope = LimitResolver.scope(names, "r:" + RateLimitKeys.bounded(routeId));
 		List<Boolean> shadows = resolved.stream().map(ResolvedLimit::shadow).toList();
 		List<String> messages = Collections.nCopies(limits.size(), "");
 		String description = "route '" + routeId + "'";
 		AnnotatedOperation operation = new AnnotatedOperation(null, scope, description, limits, messages,
 				arguments.permits(), "", null)
-			.withOutcomes(null, List.of(), shadows);
+			.withOutcomes(null, List.of(), shadows)
+			.withMaxWait(maxWait);
 		java.util.Map<String, AnnotatedOperation> plans = new java.util.LinkedHashMap<>();
 		java.util.Set<String> planNames = new java.util.LinkedHashSet<>();
 		resolved.forEach((limit) -> planNames.addAll(limit.plans().keySet()));
@@ -228,9 +178,24 @@ public final class RouteCalls {
 			checkPermits(route, arguments, planLimits, plan);
 			plans.put(plan, new AnnotatedOperation(null, scope, description, planLimits, messages, arguments.permits(),
 					"", null)
-				.withOutcomes(null, List.of(), shadows));
+				.withOutcomes(null, List.of(), shadows)
+				.withMaxWait(maxWait));
 		}
 		return plans.isEmpty() ? operation : operation.withPlans(null, plans);
+	}
+
+	private static Duration maxWait(String route, RouteArguments arguments) {
+		Duration wait = arguments.maxWait();
+		if (wait == null) {
+			return Duration.ZERO;
+		}
+		if (wait.isNegative() || wait.compareTo(RateLimitAnnotationParser.MAX_WAIT) > 0) {
+			throw new IllegalArgumentException(route + arguments.argument("max-wait") + " is " + wait.toMillis()
+					+ "ms, not a duration between 0 and " + RateLimitAnnotationParser.MAX_WAIT.toSeconds()
+					+ "s. Set it to how long a request may wait for its turn, such as " + arguments.argument("max-wait")
+					+ ": 500ms, or remove it to reject at once.");
+		}
+		return wait;
 	}
 
 	private static void checkPermits(String route, RouteArguments arguments, List<Limit> limits, String plan) {

@@ -1,5 +1,6 @@
 package dev.limiter.internal.web;
 
+import java.net.URI;
 import java.util.function.BiConsumer;
 
 import org.springframework.http.HttpHeaders;
@@ -105,6 +106,26 @@ public final class RateLimitResponses {
 		this.headers.write(ex.getDecision(), headers);
 		headers.accept(HttpHeaders.CONTENT_TYPE, MediaType.APPLICATION_PROBLEM_JSON_VALUE);
 		return RateLimitProblems.exceeded(ex);
+	}
+
+	/**
+	 * Answer a rejection, whichever it is and whichever the surface: write its headers,
+	 * {@code Content-Type} last, and return its problem, whose status is the response's
+	 * and whose instance is the request's path, as Spring completes a problem that names
+	 * none.
+	 * @param rejection the rejection, {@link RateLimitUnavailableException} for a
+	 * fail-closed refusal while the store is unavailable
+	 * @param path the request's path, or {@code null} to leave the instance unset
+	 * @param headers sets a header
+	 * @return the problem
+	 */
+	public ProblemDetail answer(RateLimitExceededException rejection, String path, BiConsumer<String, String> headers) {
+		ProblemDetail problem = (rejection instanceof RateLimitUnavailableException unavailable)
+				? unavailable(unavailable, headers) : exceeded(rejection, headers);
+		if (path != null) {
+			problem.setInstance(URI.create(path));
+		}
+		return problem;
 	}
 
 }

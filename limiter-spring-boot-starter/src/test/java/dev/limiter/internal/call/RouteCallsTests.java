@@ -7,6 +7,7 @@ import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 
 import org.junit.jupiter.api.Test;
 
@@ -23,6 +24,7 @@ import dev.limiter.internal.limits.LimitAttributes;
 import dev.limiter.internal.limits.LimitResolver;
 import dev.limiter.internal.limits.LimitResolver.Spelling;
 import dev.limiter.memory.InMemoryRateLimiter;
+import dev.limiter.test.MutableClock;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
@@ -63,16 +65,18 @@ class RouteCallsTests {
 
 	};
 
-	private final RateLimitAspect aspect = new RateLimitAspect(
+	private final CallPipeline pipeline = new CallPipeline(
 			new InMemoryRateLimiter(Clock.fixed(Instant.EPOCH, ZoneOffset.UTC), false), this.operations,
-			new MethodRateLimitKeyResolver(), null, List.of(this.listener), 0, null);
+			new MethodRateLimitKeyResolver(), null, List.of(this.listener), null, CallClock.SYSTEM);
 
-	private final RouteCalls calls = new RouteCalls(this.limitResolver, this.operations, this.aspect);
+	private final RouteCalls calls = new RouteCalls(this.limitResolver, this.operations, this.pipeline);
+
+	private static final CallPipeline.Delay NO_DELAY = (duration) -> CompletableFuture.completedFuture(null);
 
 	@Test
 	void anInlineLimitIsNamedAfterTheRouteAndTakesTheRoutesSettings() {
 		AnnotatedOperation route = this.calls.register("orders", new RouteArguments(10L, Duration.ofSeconds(1),
-				Algorithm.TOKEN_BUCKET, null, List.of(), FailurePolicy.FAIL_CLOSED, 1, null, Spelling.ROUTE));
+				Algorithm.TOKEN_BUCKET, null, List.of(), FailurePolicy.FAIL_CLOSED, 1, null, null, Spelling.ROUTE));
 		assertThat(route.getLimits()).containsExactly(Limit.of("orders", 10, Duration.ofSeconds(1))
 			.withAlgorithm(Algorithm.TOKEN_BUCKET)
 			.withFailurePolicy(FailurePolicy.FAIL_CLOSED));
@@ -85,7 +89,7 @@ class RouteCallsTests {
 	@Test
 	void aNamedLimitKeepsItsOwnSettingsAndAloneSharesItsName() {
 		AnnotatedOperation route = this.calls.register("orders", new RouteArguments(null, null, null, null,
-				List.of(" hourly "), FailurePolicy.FAIL_CLOSED, 1, null, Spelling.ROUTE));
+				List.of(" hourly "), FailurePolicy.FAIL_CLOSED, 1, null, null, Spelling.ROUTE));
 		Limit limit = route.getLimits().get(0);
 		assertThat(limit.name()).isEqualTo("hourly");
 		assertThat(limit.algorithm()).isEqualTo(Algorithm.SLIDING_BUCKETS);
@@ -96,7 +100,7 @@ class RouteCallsTests {
 	@Test
 	void namedAndInlineLimitsCountOnTheRouteWithTheNamedLimitsPlansAndShadows() {
 		AnnotatedOperation route = this.calls.register("orders", new RouteArguments(10L, Duration.ofSeconds(1), null,
-				null, List.of("hourly", "watched"), null, 1, null, Spelling.ROUTE));
+				null, List.of("hourly", "watched"), null, 1, null, null, Spelling.ROUTE));
 		assertThat(route.getLimits()).extracting(Limit::name).containsExactly("hourly", "watched", "orders");
 		assertThat(route.getScope()).isEqualTo("r:orders");
 		assertThat(route.getEnforcedLimits()).extracting(Limit::name).containsExactly("hourly", "orders");
@@ -108,25 +112,25 @@ class RouteCallsTests {
 
 	@Test
 	void theRoutesOwnLimitCanOnlyWatch() {
-		AnnotatedOperation route = this.calls.register("trial",
-				new RouteArguments(10L, Duration.ofSeconds(1), null, null, List.of(), null, 1, true, Spelling.FILTER));
+		AnnotatedOperation route = this.calls.register("trial", new RouteArguments(10L, Duration.ofSeconds(1), null,
+				null, List.of(), null, 1, true, null, Spelling.FILTER));
 		assertThat(route.getEnforcedLimits()).isEmpty();
 		assertThat(route.getShadowLimits()).extracting(Limit::name).containsExactly("trial");
 	}
 
 	@Test
 	void aRouteIsListedBesideTheMethodsAndReplacedWhenBuiltAgain() {
-		this.calls.register("orders",
-				new RouteArguments(10L, Duration.ofSeconds(1), null, null, List.of(), null, 1, null, Spelling.ROUTE));
-		AnnotatedOperation again = this.calls.register("orders",
-				new RouteArguments(20L, Duration.ofSeconds(1), null, null, List.of(), null, 1, null, Spelling.ROUTE));
+		this.calls.register("orders", new RouteArguments(10L, Duration.ofSeconds(1), null, null, List.of(), null, 1,
+				null, null, Spelling.ROUTE));
+		AnnotatedOperation again = this.calls.register("orders", new RouteArguments(20L, Duration.ofSeconds(1), null,
+				null, List.of(), null, 1, null, null, Spelling.ROUTE));
 		assertThat(this.operations.getOperations()).containsExactly(again);
 	}
 
 	@Test
-	void aRequestCountsUnderItsPlanAndTheListenersAreTold() {
+	void aRequestCountsUnderItsPlanAndTheListenersAreTold() throws Exception {
 		AnnotatedOperation route = this.calls.register("orders",
-				new RouteArguments(null, null, null, null, List.of("hourly"), null, 1, null, Spelling.ROUTE));
+				new RouteArguments(null, null, null, null, List.of("hourly"), null, 1, null, null, Spelling.ROUTE));
 		RouteCall pro = this.calls.prepare(route, "ann", "pro", null);
 		assertThat(pro.key()).isEqualTo("n:hourly:ann");
 		assertThat(pro.operation().getLimits()).extracting(Limit::threshold).containsExactly(5000L);
@@ -142,10 +146,10 @@ class RouteCallsTests {
 	@Test
 	void aShadowLimitDecidesAfterTheEnforcedOnesAndNeverRejects() throws Exception {
 		AnnotatedOperation route = this.calls.register("orders", new RouteArguments(3L, Duration.ofMinutes(1), null,
-				null, List.of("watched"), null, 1, null, Spelling.FILTER));
+				null, List.of("watched"), null, 1, null, null, Spelling.FILTER));
 		for (int i = 0; i < 6; i++) {
 			RouteCall call = this.calls.prepare(route, "ann", null, null);
-			Decision decision = (i % 2 == 0) ? this.calls.decide(call) : this.calls.decideAsync(call).get();
+			Decision decision = (i % 2 == 0) ? this.calls.decide(call) : this.calls.decideAsync(call, NO_DELAY).get();
 			assertThat(decision.isAllowed()).isEqualTo(i < 3);
 		}
 		assertThat(this.told).containsExactly("r:orders allowed", "r:orders shadow allowed", "r:orders allowed",
@@ -158,12 +162,65 @@ class RouteCallsTests {
 	}
 
 	@Test
+	void aRouteWithMaxWaitWaitsForATurnDueWithinItBlockingAndNot() throws Exception {
+		MutableClock time = new MutableClock(Instant.EPOCH);
+		List<Duration> waits = new ArrayList<>();
+		// The wait moves the limiter's own clock: nothing waits for a wall clock.
+		CallClock clock = new CallClock() {
+
+			@Override
+			public long nanoTime() {
+				return 0;
+			}
+
+			@Override
+			public void sleep(Duration duration) {
+				waits.add(duration);
+				time.advance(duration);
+			}
+
+		};
+		RouteCalls calls = new RouteCalls(this.limitResolver, this.operations,
+				new CallPipeline(new InMemoryRateLimiter(time, false), this.operations,
+						new MethodRateLimitKeyResolver(), null, List.of(this.listener), null, clock));
+		CallPipeline.Delay delay = (duration) -> {
+			waits.add(duration);
+			time.advance(duration);
+			return CompletableFuture.completedFuture(null);
+		};
+		AnnotatedOperation route = calls.register("paced", new RouteArguments(1L, Duration.ofSeconds(1), null, null,
+				List.of(), null, 1, null, Duration.ofSeconds(2), Spelling.FILTER));
+		assertThat(calls.decide(calls.prepare(route, "ann", null, null)).isAllowed()).isTrue();
+		assertThat(calls.decide(calls.prepare(route, "ann", null, null)).isAllowed()).isTrue();
+		assertThat(calls.decideAsync(calls.prepare(route, "ann", null, null), delay).get().isAllowed()).isTrue();
+		assertThat(waits).containsExactly(Duration.ofSeconds(1), Duration.ofSeconds(1));
+		assertThat(this.told).containsExactly("r:paced allowed", "r:paced allowed", "r:paced allowed");
+		// A turn beyond the wait is rejected at once, without waiting.
+		AnnotatedOperation slow = calls.register("slow", new RouteArguments(1L, Duration.ofMinutes(1), null, null,
+				List.of(), null, 1, null, Duration.ofSeconds(2), Spelling.FILTER));
+		assertThat(calls.decide(calls.prepare(slow, "ann", null, null)).isAllowed()).isTrue();
+		assertThat(calls.decide(calls.prepare(slow, "ann", null, null)).isAllowed()).isFalse();
+		assertThat(waits).hasSize(2);
+	}
+
+	@Test
+	void aMaxWaitBeyondTheLongestAcceptedStopsTheRoutesStart() {
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> this.calls.register("patient",
+					new RouteArguments(1L, Duration.ofSeconds(1), null, null, List.of(), null, 1, null,
+							Duration.ofMinutes(5), Spelling.ROUTE)))
+			.withMessage("route 'patient': limiter.max-wait is 300000ms, not a duration between 0 and 60s. Set it to "
+					+ "how long a request may wait for its turn, such as limiter.max-wait: 500ms, or remove it to "
+					+ "reject at once.");
+	}
+
+	@Test
 	void aRouteThatOnlyWatchesTellsItsClientNothing() throws Exception {
-		AnnotatedOperation route = this.calls.register("trial",
-				new RouteArguments(1L, Duration.ofMinutes(1), null, null, List.of(), null, 1, true, Spelling.FILTER));
+		AnnotatedOperation route = this.calls.register("trial", new RouteArguments(1L, Duration.ofMinutes(1), null,
+				null, List.of(), null, 1, true, null, Spelling.FILTER));
 		for (int i = 0; i < 2; i++) {
 			assertThat(this.calls.decide(this.calls.prepare(route, "ann", null, null))).isNull();
-			assertThat(this.calls.decideAsync(this.calls.prepare(route, "bob", null, null)).get()).isNull();
+			assertThat(this.calls.decideAsync(this.calls.prepare(route, "bob", null, null), NO_DELAY).get()).isNull();
 		}
 		assertThat(this.told).containsExactly("r:trial shadow allowed", "r:trial shadow allowed",
 				"r:trial shadow rejected", "r:trial shadow rejected");
@@ -179,23 +236,25 @@ class RouteCallsTests {
 			.withMessageStartingWith("route 'r': limiter.threshold/limiter.period: threshold must be between 1");
 		assertThatIllegalArgumentException()
 			.isThrownBy(() -> this.calls.register("r",
-					new RouteArguments(null, null, null, null, List.of("daily"), null, 1, null, Spelling.ROUTE)))
+					new RouteArguments(null, null, null, null, List.of("daily"), null, 1, null, null, Spelling.ROUTE)))
 			.withMessageContaining("limiter.name 'daily' is not defined")
 			.withMessageContaining("limiter.limits.daily.threshold");
 		assertThatIllegalArgumentException()
-			.isThrownBy(() -> this.calls.register("r",
-					new RouteArguments(10L, Duration.ofSeconds(1), null, 10, List.of(), null, 1, null, Spelling.ROUTE)))
+			.isThrownBy(
+					() -> this.calls.register("r",
+							new RouteArguments(10L, Duration.ofSeconds(1), null, 10, List.of(), null, 1, null, null,
+									Spelling.ROUTE)))
 			.withMessageContaining("slices = 10 is given to a sliding-log limit");
 		assertThatIllegalArgumentException()
 			.isThrownBy(
 					() -> this.calls
 						.register("r",
 								new RouteArguments(null, null, Algorithm.TOKEN_BUCKET, null, List.of("hourly"), null, 1,
-										null, Spelling.ROUTE)))
+										null, null, Spelling.ROUTE)))
 			.withMessageContaining("Remove limiter.algorithm");
 		assertThatIllegalArgumentException()
 			.isThrownBy(() -> this.calls.register("r",
-					new RouteArguments(10L, Duration.ofSeconds(1), null, null, List.of(), null, 11, null,
+					new RouteArguments(10L, Duration.ofSeconds(1), null, null, List.of(), null, 11, null, null,
 							Spelling.ROUTE)))
 			.withMessageContaining("limiter.permits: permits must be between 1 and the smallest threshold (10)");
 		assertThat(this.operations.getOperations()).isEmpty();
@@ -212,7 +271,7 @@ class RouteCallsTests {
 
 	private AnnotatedOperation register(Long threshold, Duration period, Spelling spelling) {
 		return this.calls.register("r",
-				new RouteArguments(threshold, period, null, null, List.of(), null, 1, null, spelling));
+				new RouteArguments(threshold, period, null, null, List.of(), null, 1, null, null, spelling));
 	}
 
 }

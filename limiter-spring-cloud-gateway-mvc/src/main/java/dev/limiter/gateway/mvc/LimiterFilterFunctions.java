@@ -127,6 +127,12 @@ public abstract class LimiterFilterFunctions {
 		private Boolean shadow;
 
 		/**
+		 * How long a request whose turn comes within it waits for that turn instead of
+		 * being rejected, such as {@code 500ms}; at most 60s.
+		 */
+		private Duration maxWait;
+
+		/**
 		 * Name of a {@code Function<ServerRequest, String>} bean that gives each request
 		 * its key; the principal's name, else the client address, when not set or when it
 		 * gives nothing.
@@ -197,6 +203,14 @@ public abstract class LimiterFilterFunctions {
 
 		public void setPermits(long permits) {
 			this.permits = permits;
+		}
+
+		public Duration getMaxWait() {
+			return this.maxWait;
+		}
+
+		public void setMaxWait(Duration maxWait) {
+			this.maxWait = maxWait;
 		}
 
 		public Boolean getShadow() {

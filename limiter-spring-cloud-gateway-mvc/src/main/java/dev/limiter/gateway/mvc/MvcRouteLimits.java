@@ -1,6 +1,5 @@
 package dev.limiter.gateway.mvc;
 
-import java.net.URI;
 import java.security.Principal;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -20,15 +19,13 @@ import org.springframework.cloud.gateway.server.mvc.common.MvcUtils;
 import org.springframework.cloud.gateway.server.mvc.config.FilterProperties;
 import org.springframework.cloud.gateway.server.mvc.config.GatewayMvcProperties;
 import org.springframework.cloud.gateway.server.mvc.config.RouteProperties;
+import org.springframework.http.HttpHeaders;
 import org.springframework.http.ProblemDetail;
-import org.springframework.http.ResponseEntity;
 import org.springframework.web.servlet.function.HandlerFunction;
 import org.springframework.web.servlet.function.ServerRequest;
 import org.springframework.web.servlet.function.ServerResponse;
 
 import dev.limiter.Decision;
-import dev.limiter.RateLimitExceededException;
-import dev.limiter.RateLimitUnavailableException;
 import dev.limiter.gateway.mvc.LimiterFilterFunctions.Config;
 import dev.limiter.internal.call.AnnotatedOperation;
 import dev.limiter.internal.call.RouteArguments;
@@ -118,18 +115,10 @@ final class MvcRouteLimits implements SmartInitializingSingleton {
 		if (decision == null || decision.isAllowed()) {
 			return next.handle(request);
 		}
-		RuntimeException rejection = this.calls.rejection(call, decision);
-		ResponseEntity<ProblemDetail> answer = (rejection instanceof RateLimitUnavailableException unavailable)
-				? this.responses.unavailable(unavailable)
-				: this.responses.exceeded((RateLimitExceededException) rejection);
-		ProblemDetail problem = answer.getBody();
-		if (problem != null && problem.getInstance() == null) {
-			// As Spring MVC completes the problem of an annotated method.
-			problem.setInstance(URI.create(request.servletRequest().getRequestURI()));
-		}
-		return ServerResponse.status(answer.getStatusCode())
-			.headers((headers) -> headers.addAll(answer.getHeaders()))
-			.body(problem);
+		HttpHeaders headers = new HttpHeaders();
+		ProblemDetail problem = this.responses.answer(this.calls.rejection(call, decision),
+				request.servletRequest().getRequestURI(), headers::add);
+		return ServerResponse.status(problem.getStatus()).headers((written) -> written.addAll(headers)).body(problem);
 	}
 
 	/**
@@ -148,7 +137,7 @@ final class MvcRouteLimits implements SmartInitializingSingleton {
 	private Route route(String routeId, Config config) {
 		RouteArguments arguments = new RouteArguments(config.getThreshold(), config.getPeriod(), config.getAlgorithm(),
 				config.getSlices(), config.getName(), config.getFailurePolicy(), config.getPermits(),
-				config.getShadow(), Spelling.FILTER);
+				config.getShadow(), config.getMaxWait(), Spelling.FILTER);
 		AnnotatedOperation operation = this.calls.register(routeId, arguments);
 		return new Route(operation, resolver(routeId, "key-resolver", config.key(), config.getKeyResolver()),
 				resolver(routeId, "plan-resolver", config.plan(), config.getPlanResolver()));

@@ -166,6 +166,19 @@ class GatewayMvcIntegrationTests {
 	}
 
 	@Test
+	@Order(3)
+	void aRouteWithMaxWaitServesARequestWhoseTurnComesWithinItInsteadOfRejectingIt() {
+		// 1 a second: of two requests at once, the second waits about a second for its
+		// turn (max-wait: 3s) instead of being answered 429.
+		List<CompletableFuture<HttpResponse<String>>> calls = new ArrayList<>();
+		for (int i = 0; i < 2; i++) {
+			calls.add(http.sendAsync(get(first, "/paced/" + i, "hal", null), HttpResponse.BodyHandlers.ofString()));
+		}
+		assertThat(calls.stream().map(CompletableFuture::join).map(HttpResponse::statusCode)).containsExactly(200, 200);
+		assertThat(operation(first, "route 'paced'").getMaxWait()).hasSeconds(3);
+	}
+
+	@Test
 	@Order(4)
 	void routesAreSeenLikeAnnotatedMethodsInTheMetricsAndTheEndpoint() throws Exception {
 		MeterRegistry meters = first.getBean(MeterRegistry.class);
@@ -312,6 +325,8 @@ class GatewayMvcIntegrationTests {
 		properties.addAll(route(3, "counted", "/counted/**", "threshold=100", "period=1m"));
 		properties.addAll(route(4, "tiered", "/tiered/**", "name=tiered", "key-resolver=userKeyResolver",
 				"plan-resolver=planResolver"));
+		properties.addAll(route(6, "paced", "/paced/**", "threshold=1", "period=1s", "max-wait=3s",
+				"key-resolver=userKeyResolver"));
 		String route = "spring.cloud.gateway.server.webmvc.routes[5].";
 		properties.addAll(List.of(route + "id=short", route + "uri=" + upstreamUri(),
 				route + "predicates[0]=Path=/short/**", route + "filters[0]=Limiter=2,1m"));

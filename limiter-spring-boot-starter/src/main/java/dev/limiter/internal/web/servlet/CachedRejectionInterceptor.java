@@ -29,6 +29,7 @@ import org.springframework.web.servlet.HandlerInterceptor;
 import org.springframework.web.servlet.mvc.method.annotation.RequestMappingHandlerAdapter;
 
 import dev.limiter.internal.call.RateLimitAdvisor;
+import dev.limiter.internal.call.CallPipeline;
 import dev.limiter.internal.call.RateLimitAspect;
 
 /**
@@ -52,7 +53,7 @@ public class CachedRejectionInterceptor implements HandlerInterceptor {
 
 	private static final AdvisorChainFactory CHAINS = new DefaultAdvisorChainFactory();
 
-	private final Supplier<RateLimitAspect> aspectSupplier;
+	private final Supplier<CallPipeline> pipelineSupplier;
 
 	private static final TypeDescriptor TEXT = TypeDescriptor.valueOf(String.class);
 
@@ -60,30 +61,30 @@ public class CachedRejectionInterceptor implements HandlerInterceptor {
 
 	private final ApplicationContext context;
 
-	private volatile RateLimitAspect aspect;
+	private volatile CallPipeline pipeline;
 
 	/**
 	 * Create the interceptor, for methods whose limits read no argument.
-	 * @param aspect supplies the aspect that limits the methods, on first use so that the
-	 * store is not created with the handler mappings
+	 * @param pipeline supplies the pipeline that decides the methods' calls, on first use
+	 * so that the store is not created with the handler mappings
 	 */
-	public CachedRejectionInterceptor(Supplier<RateLimitAspect> aspect) {
-		this(aspect, null);
+	public CachedRejectionInterceptor(Supplier<CallPipeline> pipeline) {
+		this(pipeline, null);
 	}
 
 	/**
 	 * Create the interceptor, which also answers methods whose limits read arguments that
 	 * Spring MVC binds from the request as it stands ({@link RequestArguments}).
-	 * @param aspect supplies the aspect that limits the methods, on first use so that the
-	 * store is not created with the handler mappings
+	 * @param pipeline supplies the pipeline that decides the methods' calls, on first use
+	 * so that the store is not created with the handler mappings
 	 * @param context the context of the application's controller advice and Spring MVC's
 	 * binding, or {@code null} for methods whose limits read no argument only
 	 */
-	public CachedRejectionInterceptor(Supplier<RateLimitAspect> aspect, ApplicationContext context) {
-		if (aspect == null) {
-			throw new IllegalArgumentException("aspect must not be null");
+	public CachedRejectionInterceptor(Supplier<CallPipeline> pipeline, ApplicationContext context) {
+		if (pipeline == null) {
+			throw new IllegalArgumentException("pipeline must not be null");
 		}
-		this.aspectSupplier = aspect;
+		this.pipelineSupplier = pipeline;
 		this.context = context;
 	}
 
@@ -94,12 +95,12 @@ public class CachedRejectionInterceptor implements HandlerInterceptor {
 		if (request.getDispatcherType() == DispatcherType.REQUEST && handler instanceof HandlerMethod handlerMethod) {
 			Early early = this.early.computeIfAbsent(handlerMethod.getMethod(), (method) -> early(handlerMethod));
 			if (early == Early.WITHOUT_ARGUMENTS) {
-				aspect().rejectCached(handlerMethod.getMethod(), handlerMethod.getBeanType());
+				pipeline().rejectCached(handlerMethod.getMethod(), handlerMethod.getBeanType());
 			}
 			else if (early.arguments != null) {
 				Object[] arguments = early.arguments.read(request);
 				if (arguments != null) {
-					aspect().rejectCached(handlerMethod.getMethod(), handlerMethod.getBeanType(), arguments);
+					pipeline().rejectCached(handlerMethod.getMethod(), handlerMethod.getBeanType(), arguments);
 				}
 			}
 		}
@@ -115,7 +116,7 @@ public class CachedRejectionInterceptor implements HandlerInterceptor {
 		if (!limitedFirst(handlerMethod)) {
 			return Early.NONE;
 		}
-		BitSet read = aspect().argumentsRead(handlerMethod.getMethod(), handlerMethod.getBeanType());
+		BitSet read = pipeline().argumentsRead(handlerMethod.getMethod(), handlerMethod.getBeanType());
 		if (read == null) {
 			return Early.NONE;
 		}
@@ -189,13 +190,13 @@ public class CachedRejectionInterceptor implements HandlerInterceptor {
 		return false;
 	}
 
-	private RateLimitAspect aspect() {
-		RateLimitAspect aspect = this.aspect;
-		if (aspect == null) {
-			aspect = this.aspectSupplier.get();
-			this.aspect = aspect;
+	private CallPipeline pipeline() {
+		CallPipeline pipeline = this.pipeline;
+		if (pipeline == null) {
+			pipeline = this.pipelineSupplier.get();
+			this.pipeline = pipeline;
 		}
-		return aspect;
+		return pipeline;
 	}
 
 	/** How a method's known rejections are answered before its arguments are resolved. */

@@ -145,16 +145,8 @@ public class RateLimitExceptionResolver implements HandlerExceptionResolver, Ord
 	 */
 	private void write(RateLimitExceededException ex, HttpServletRequest request, HttpServletResponse response,
 			HttpMessageConverter<?> converter) throws IOException {
-		RateLimitResponses responses = this.handler.responses();
-		ProblemDetail problem;
-		if (ex instanceof RateLimitUnavailableException unavailable) {
-			problem = responses.unavailable(unavailable, response::setHeader);
-			response.setStatus(responses.unavailableStatus().value());
-		}
-		else {
-			problem = responses.exceeded(ex, response::setHeader);
-			response.setStatus(HttpStatus.TOO_MANY_REQUESTS.value());
-		}
+		ProblemDetail problem = this.handler.responses().answer(ex, request.getRequestURI(), response::setHeader);
+		response.setStatus(problem.getStatus());
 		writeBody(problem, MediaType.APPLICATION_PROBLEM_JSON, request, response, converter);
 	}
 
@@ -172,6 +164,7 @@ public class RateLimitExceptionResolver implements HandlerExceptionResolver, Ord
 	private void writeBody(ProblemDetail problem, MediaType contentType, HttpServletRequest request,
 			HttpServletResponse response, HttpMessageConverter<?> converter) throws IOException {
 		if (problem.getInstance() == null) {
+			// A subclass's problem, completed as Spring MVC completes it.
 			problem.setInstance(URI.create(request.getRequestURI()));
 		}
 		Body body = this.bodies.get(problem, contentType, (p) -> serialize(p, contentType, converter));

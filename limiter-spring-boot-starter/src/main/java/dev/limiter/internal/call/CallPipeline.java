@@ -1,0 +1,595 @@
+package dev.limiter.internal.call;
+
+import java.lang.reflect.Method;
+import java.text.MessageFormat;
+import java.time.Duration;
+import java.util.BitSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.context.MessageSource;
+import org.springframework.context.i18n.LocaleContextHolder;
+
+import dev.limiter.Decision;
+import dev.limiter.FailurePolicy;
+import dev.limiter.Limit;
+import dev.limiter.RateLimitExceededException;
+import dev.limiter.RateLimitUnavailableException;
+import dev.limiter.RateLimiter;
+import dev.limiter.call.RateLimitDecisionListener;
+import dev.limiter.call.RateLimitObserver;
+import dev.limiter.internal.call.CallPreparation.PreparedCall;
+import dev.limiter.internal.key.CurrentRequest;
+import dev.limiter.internal.offenders.RejectionTally;
+import dev.limiter.key.RateLimitKeyResolver;
+
+/**
+ * The one decision pipeline of every surface, from a call prepared to its answer: the
+ * call is prepared (plan, condition, key, the operators' numbers), decided (the rejection
+ * cache's early answer, the enforced limits with the wait of {@code maxWait}, the shadow
+ * limits, the observer, the listeners and the tally of the callers rejected most), then
+ * settled (charge, refund).
+ * <p>
+ * A surface (the aspect, the reactive path, a gateway route) is an adapter: it reads its
+ * request into a prepared call, says how it waits without blocking, and answers the
+ * {@link Admission} in its protocol, a rejection with {@link #rejection(Admission)}. None
+ * of them decides on its own.
+ * <p>
+ * The message of a rejection is the rejecting limit's {@code message}; a message in
+ * braces, such as <code>{orders.too-many}</code>, is a code looked up in the
+ * {@link MessageSource} for the current locale, and an empty one looks up
+ * {@value RateLimitAspect#DEFAULT_MESSAGE_CODE}, falling back to the standard message.
+ * Messages receive the limit's name, threshold, period (such as {@code 30s}) and the
+ * seconds to wait as arguments {0} to {3}; a plain message with braces is formatted with
+ * them too.
+ */
+public final class CallPipeline {
+
+	private static final Logger logger = LoggerFactory.getLogger(RateLimitAspect.class);
+
+	private final RateLimiter rateLimiter;
+
+	private final RateLimitOperationSource operationSource;
+
+	private final CallPreparation preparation;
+
+	private final CurrentRequest currentRequest;
+
+	private final MessageSource messageSource;
+
+	private final List<RateLimitDecisionListener> listeners;
+
+	private final CallClock clock;
+
+	private final ShadowLog shadowLog = new ShadowLog();
+
+	private volatile RateLimitObserver observer = RateLimitObserver.NONE;
+
+	private volatile RejectionTally rejections = RejectionTally.NONE;
+
+	/**
+	 * Create the pipeline.
+	 * @param rateLimiter the engine that decides
+	 * @param operationSource the source of the methods' and routes' limits
+	 * @param keyResolver the resolver of the default key
+	 * @param messageSource the source of localized messages, or {@code null}
+	 * @param listeners told of every decision
+	 * @param currentRequest finds the request a blocking call serves, or {@code null}
+	 * outside web applications
+	 * @param clock the time in which decisions are measured and turns waited for
+	 */
+	public CallPipeline(RateLimiter rateLimiter, RateLimitOperationSource operationSource,
+			RateLimitKeyResolver keyResolver, MessageSource messageSource, List<RateLimitDecisionListener> listeners,
+			CurrentRequest currentRequest, CallClock clock) {
+		if (rateLimiter == null) {
+			throw new IllegalArgumentException("rateLimiter must not be null");
+		}
+		if (operationSource == null) {
+			throw new IllegalArgumentException("operationSource must not be null");
+		}
+		if (keyResolver == null) {
+			throw new IllegalArgumentException("keyResolver must not be null");
+		}
+		this.rateLimiter = rateLimiter;
+		this.operationSource = operationSource;
+		this.preparation = new CallPreparation(keyResolver, operationSource.getOverrides());
+		this.currentRequest = (currentRequest != null) ? currentRequest : CurrentRequest.NONE;
+		this.messageSource = messageSource;
+		this.listeners = (listeners != null) ? List.copyOf(listeners) : List.of();
+		this.clock = (clock != null) ? clock : CallClock.SYSTEM;
+	}
+
+	/**
+	 * Observe every decision of the enforced limits, such as with Micrometer's
+	 * observations.
+	 * @param observer the observer, or {@code null} for none
+	 */
+	public void setObserver(RateLimitObserver observer) {
+		this.observer = (observer != null) ? observer : RateLimitObserver.NONE;
+	}
+
+	/**
+	 * Count every enforced rejection by limit and key, such as for the endpoint's list of
+	 * the callers rejected most.
+	 * @param rejections the tally, or {@code null} for none
+	 */
+	public void setRejectionTally(RejectionTally rejections) {
+		this.rejections = (rejections != null) ? rejections : RejectionTally.NONE;
+	}
+
+	/** Return the source of the operations this pipeline decides. */
+	RateLimitOperationSource operations() {
+		return this.operationSource;
+	}
+
+	// Prepare
+
+	/** Prepare a call of a method served on the calling thread: plan, condition, key. */
+	PreparedCall prepare(AnnotatedOperation operation, Class<?> targetClass, Object[] arguments) {
+		return this.preparation.prepare(operation, targetClass, arguments, this.currentRequest);
+	}
+
+	/** Prepare a call of a method whose request the surface finds itself. */
+	PreparedCall prepare(AnnotatedOperation operation, Class<?> targetClass, Object[] arguments,
+			CurrentRequest request) {
+		return this.preparation.prepare(operation, targetClass, arguments, request);
+	}
+
+	/** Prepare a request on a gateway route: plan, overrides, key. */
+	PreparedCall prepareRoute(AnnotatedOperation route, String plan, String caller, Object request) {
+		return this.preparation.prepareRoute(route, plan, caller, request);
+	}
+
+	// The early answer
+
+	/**
+	 * Throw the rejection of a call that the limiter already knows, before the call's
+	 * arguments exist, such as before Spring MVC resolves them; do nothing otherwise,
+	 * leaving the decision to the call itself. Only methods whose limits and key need no
+	 * argument are answered here (no key expression, condition or plan, and a key
+	 * resolver that reads no argument), and only with a rejection the method would not
+	 * wait out. Listeners and the observer are told as for a rejection of the call, with
+	 * no arguments.
+	 * @param method the method about to be called
+	 * @param targetClass the class of the target object
+	 * @throws RateLimitExceededException if the limiter knows the call is rejected
+	 */
+	public void rejectCached(Method method, Class<?> targetClass) {
+		rejectCached(method, targetClass, null);
+	}
+
+	/**
+	 * Throw the rejection of a call that the limiter already knows, from the arguments
+	 * its key, condition and plan read ({@link #argumentsRead}), before the others are
+	 * resolved; do nothing otherwise, leaving the decision to the call itself.
+	 * @param method the method about to be called
+	 * @param targetClass the class of the target object
+	 * @param arguments the call's arguments at the indexes its limits read, {@code null}
+	 * elsewhere; {@code null} for a method whose limits read none
+	 * @throws RateLimitExceededException if the limiter knows the call is rejected
+	 */
+	public void rejectCached(Method method, Class<?> targetClass, Object[] arguments) {
+		if (!this.preparation.keysWithoutArguments()) {
+			return;
+		}
+		AnnotatedOperation operation = this.operationSource.getOperation(method, targetClass);
+		if (operation == null) {
+			return;
+		}
+		PreparedCall prepared = (arguments != null) ? prepare(operation, targetClass, arguments)
+				: this.preparation.prepareWithoutArguments(operation, targetClass, this.currentRequest);
+		Admission known = (prepared != null) ? known(prepared) : null;
+		if (known != null) {
+			throw rejection(known);
+		}
+	}
+
+	/**
+	 * Return the indexes of the parameters whose arguments a method's limits read, so
+	 * that a caller can answer a known rejection before the others are resolved.
+	 * @param method the method
+	 * @param targetClass the class of the target object
+	 * @return the indexes (empty when the limits read none), or {@code null} when the
+	 * method is not limited or its key resolver reads the arguments
+	 */
+	public BitSet argumentsRead(Method method, Class<?> targetClass) {
+		AnnotatedOperation operation = this.operationSource.getOperation(method, targetClass);
+		return (operation != null && this.preparation.keysWithoutArguments()) ? operation.argumentsRead() : null;
+	}
+
+	/**
+	 * Return the rejection of a prepared call that the limiter already knows without
+	 * asking the store, told to the observer and the listeners; {@code null} when it
+	 * knows none, or when the call would wait it out.
+	 */
+	private Admission known(PreparedCall prepared) {
+		AnnotatedOperation operation = prepared.operation();
+		if (operation.getEnforcedLimits().isEmpty()) {
+			return null;
+		}
+		long start = this.clock.nanoTime();
+		Decision known = this.rateLimiter.cachedRejection(prepared.key(), operation.getPermits(),
+				operation.getEnforcedLimits());
+		if (known == null || operation.waitsFor(known)) {
+			return null;
+		}
+		this.observer.stop(this.observer.start(operation), known, null);
+		told(prepared, known, this.clock.nanoTime() - start);
+		return new Admission(prepared, known, null, true);
+	}
+
+	// Decide
+
+	/**
+	 * Decide a call on the calling thread: a rejection the limiter knows, else the
+	 * enforced limits (a rejection due within {@code maxWait} waited out once and asked
+	 * again), then, once admitted, the shadow limits. A rejection is an admission that is
+	 * not admitted, never an exception.
+	 * @param prepared the call
+	 * @return the admission
+	 * @throws InterruptedException if the thread is interrupted while it waits for its
+	 * turn
+	 */
+	Admission decide(PreparedCall prepared) throws InterruptedException {
+		Admission known = known(prepared);
+		if (known != null) {
+			return known;
+		}
+		AnnotatedOperation operation = prepared.operation();
+		Decision decision = null;
+		if (!operation.getEnforcedLimits().isEmpty()) {
+			long start = this.clock.nanoTime();
+			Object observation = this.observer.start(operation);
+			try {
+				decision = acquire(prepared);
+				if (operation.waitsFor(decision)) {
+					// Once: the wait is the exact time until the call fits, unless
+					// another
+					// caller takes the turn first, and then the rejection stands.
+					this.clock.sleep(decision.retryAfter());
+					decision = acquire(prepared);
+				}
+			}
+			catch (RuntimeException | InterruptedException ex) {
+				this.observer.stop(observation, null, ex);
+				throw ex;
+			}
+			this.observer.stop(observation, decision, null);
+			told(prepared, decision, this.clock.nanoTime() - start);
+			if (!decision.isAllowed()) {
+				return new Admission(prepared, decision, null, false);
+			}
+		}
+		Decision shadow = null;
+		if (!operation.getShadowLimits().isEmpty()) {
+			shadow = this.rateLimiter.acquire(operation.shadowKey(prepared.key()), operation.getPermits(),
+					operation.getShadowLimits());
+			watched(operation, shadow);
+		}
+		return new Admission(prepared, decision, shadow, false);
+	}
+
+	/**
+	 * Decide a call without blocking, as {@link #decide} does: the future completes on
+	 * the store's threads, or at once when the limiter knows the rejection
+	 * ({@link Admission#known()}), which a surface may answer on its own thread.
+	 * @param prepared the call
+	 * @param delay how the surface waits for a turn without blocking, such as
+	 * {@code Mono.delay}
+	 * @return the admission to come
+	 */
+	CompletableFuture<Admission> decideAsync(PreparedCall prepared, Delay delay) {
+		Admission known = known(prepared);
+		if (known != null) {
+			return CompletableFuture.completedFuture(known);
+		}
+		AnnotatedOperation operation = prepared.operation();
+		CompletableFuture<Decision> enforced;
+		if (operation.getEnforcedLimits().isEmpty()) {
+			enforced = CompletableFuture.completedFuture(null);
+		}
+		else {
+			long start = this.clock.nanoTime();
+			Object observation = this.observer.start(operation);
+			enforced = acquireAsync(prepared).thenCompose((decision) -> operation.waitsFor(decision)
+					? delay.after(decision.retryAfter()).thenCompose((waited) -> acquireAsync(prepared))
+					: CompletableFuture.completedFuture(decision))
+				.whenComplete((decision, failure) -> {
+					if (failure != null) {
+						this.observer.stop(observation, null, failure);
+					}
+					else {
+						this.observer.stop(observation, decision, null);
+						told(prepared, decision, this.clock.nanoTime() - start);
+					}
+				});
+		}
+		if (operation.getShadowLimits().isEmpty()) {
+			return enforced.thenApply((decision) -> new Admission(prepared, decision, null, false));
+		}
+		return enforced.thenCompose((decision) -> {
+			if (decision != null && !decision.isAllowed()) {
+				return CompletableFuture.completedFuture(new Admission(prepared, decision, null, false));
+			}
+			return this.rateLimiter
+				.acquireAsync(operation.shadowKey(prepared.key()), operation.getPermits(), operation.getShadowLimits())
+				.thenApply((shadow) -> {
+					watched(operation, shadow);
+					return new Admission(prepared, decision, shadow, false);
+				});
+		});
+	}
+
+	private Decision acquire(PreparedCall prepared) {
+		AnnotatedOperation operation = prepared.operation();
+		return this.rateLimiter.acquire(prepared.key(), operation.getPermits(), operation.getEnforcedLimits());
+	}
+
+	private CompletableFuture<Decision> acquireAsync(PreparedCall prepared) {
+		AnnotatedOperation operation = prepared.operation();
+		try {
+			return this.rateLimiter.acquireAsync(prepared.key(), operation.getPermits(), operation.getEnforcedLimits());
+		}
+		catch (RuntimeException ex) {
+			return CompletableFuture.failedFuture(ex);
+		}
+	}
+
+	/**
+	 * Tell the listeners of the decision of the enforced limits, and count a rejection
+	 * for the list of the callers rejected most.
+	 */
+	private void told(PreparedCall prepared, Decision decision, long nanos) {
+		for (RateLimitDecisionListener listener : this.listeners) {
+			listener.onDecision(prepared.invocation(), decision, nanos);
+		}
+		if (!decision.isAllowed() && decision.limit() != null) {
+			this.rejections.rejected(decision.limit().name(), prepared.key());
+		}
+	}
+
+	/** Tell the listeners and the log of the decision of the shadowed limits. */
+	private void watched(AnnotatedOperation operation, Decision shadow) {
+		for (RateLimitDecisionListener listener : this.listeners) {
+			listener.onShadowDecision(operation, shadow);
+		}
+		if (!shadow.isAllowed()) {
+			this.shadowLog.rejected(operation, shadow);
+		}
+	}
+
+	// Answer
+
+	/**
+	 * Return the exception that answers a rejected call, whichever the surface:
+	 * {@link RateLimitUnavailableException} when a fail-closed limit rejected it because
+	 * the store could not answer, {@link RateLimitExceededException} otherwise.
+	 * @param admission a call that was not admitted
+	 * @return the exception
+	 */
+	RateLimitExceededException rejection(Admission admission) {
+		Decision decision = admission.enforced();
+		String key = admission.prepared().key();
+		if (decision.policy() == FailurePolicy.FAIL_CLOSED) {
+			return new RateLimitUnavailableException(unavailableMessage(decision), key, decision);
+		}
+		return new RateLimitExceededException(message(admission.prepared().operation(), decision), key, decision);
+	}
+
+	private String unavailableMessage(Decision decision) {
+		if (this.messageSource != null) {
+			Object[] arguments = { decision.limit().name(), Long.toString(decision.retryAfterSeconds()) };
+			String message = this.messageSource.getMessage(RateLimitAspect.UNAVAILABLE_MESSAGE_CODE, arguments, null,
+					LocaleContextHolder.getLocale());
+			if (message != null) {
+				return message;
+			}
+		}
+		return RateLimitUnavailableException.standardMessage(decision);
+	}
+
+	private String message(AnnotatedOperation operation, Decision decision) {
+		String template = operation.getMessage(decision.limit());
+		boolean code = template.length() > 2 && template.startsWith("{") && template.endsWith("}");
+		Limit limit = decision.limit();
+		// Strings, so that numbers are not grouped by the locale ("3,600").
+		Object[] arguments = { limit.name(), Long.toString(limit.threshold()), limit.periodText(),
+				Long.toString(decision.retryAfterSeconds()) };
+		Locale locale = LocaleContextHolder.getLocale();
+		if (!template.isEmpty() && !code) {
+			return (template.indexOf('{') >= 0) ? new MessageFormat(template, locale).format(arguments) : template;
+		}
+		if (this.messageSource != null) {
+			String messageCode = code ? template.substring(1, template.length() - 1)
+					: RateLimitAspect.DEFAULT_MESSAGE_CODE;
+			String message = this.messageSource.getMessage(messageCode, arguments, null, locale);
+			if (message != null) {
+				return message;
+			}
+		}
+		return RateLimitExceededException.standardMessage(decision);
+	}
+
+	// Settle
+
+	/**
+	 * Return what a call turned out to cost, from its charge on its result (or one
+	 * element of its stream), or -1 for none.
+	 */
+	long cost(PreparedCall prepared, Object result) {
+		return this.preparation.cost(prepared, result);
+	}
+
+	/**
+	 * Record the difference between what an admitted call reserved and what it cost under
+	 * its enforced and shadowed limits, and tell the listeners; a charge never fails the
+	 * call.
+	 * @param admission the admitted call
+	 * @param cost what it cost in permits, or -1 for nothing to settle
+	 */
+	void settle(Admission admission, long cost) {
+		long more = more(admission, cost);
+		if (more == 0) {
+			return;
+		}
+		try {
+			if (admitted(admission.enforced())) {
+				charged(admission.prepared(), this.rateLimiter.charge(admission.enforced(), more));
+			}
+			if (admitted(admission.shadow())) {
+				this.rateLimiter.charge(admission.shadow(), more);
+			}
+		}
+		catch (RuntimeException ex) {
+			chargeLost(admission.prepared(), ex);
+		}
+	}
+
+	/**
+	 * Settle an admitted call without blocking, as {@link #settle} does; the future
+	 * completes on the store's threads, never exceptionally.
+	 * @param admission the admitted call
+	 * @param cost what it cost in permits, or -1 for nothing to settle
+	 * @return completes when the charge is recorded or lost
+	 */
+	CompletableFuture<Void> settleAsync(Admission admission, long cost) {
+		long more = more(admission, cost);
+		if (more == 0) {
+			return CompletableFuture.completedFuture(null);
+		}
+		CompletableFuture<Void> enforced = !admitted(admission.enforced()) ? CompletableFuture.completedFuture(null)
+				: chargeAsync(admission.enforced(), more)
+					.thenAccept((charged) -> charged(admission.prepared(), charged));
+		return enforced.thenCompose((done) -> !admitted(admission.shadow()) ? CompletableFuture.completedFuture(null)
+				: chargeAsync(admission.shadow(), more).thenAccept((charged) -> {
+				}))
+			.handle((done, failure) -> {
+				if (failure != null) {
+					chargeLost(admission.prepared(), failure);
+				}
+				return null;
+			});
+	}
+
+	private CompletableFuture<Decision> chargeAsync(Decision decision, long permits) {
+		try {
+			return this.rateLimiter.chargeAsync(decision, permits);
+		}
+		catch (RuntimeException ex) {
+			return CompletableFuture.failedFuture(ex);
+		}
+	}
+
+	private static long more(Admission admission, long cost) {
+		return (cost < 0 || admission.prepared() == null) ? 0 : cost - admission.prepared().operation().getPermits();
+	}
+
+	private static boolean admitted(Decision decision) {
+		return decision != null && decision.isAllowed();
+	}
+
+	/** Tell the listeners of the decision after a charge. */
+	private void charged(PreparedCall prepared, Decision charged) {
+		for (RateLimitDecisionListener listener : this.listeners) {
+			listener.onCharge(prepared.invocation(), charged);
+		}
+	}
+
+	private void chargeLost(PreparedCall prepared, Throwable ex) {
+		logger.warn("The charge of a call to {} was not recorded; the call keeps the permits it reserved",
+				prepared.operation().getDescription(), ex);
+	}
+
+	/**
+	 * Give back what an admitted call took under its enforced and shadowed limits, as a
+	 * refund does; blocking, so a non-blocking surface calls it off its event loops.
+	 * @param admission the call
+	 */
+	void release(Admission admission) {
+		if (admitted(admission.enforced())) {
+			this.rateLimiter.release(admission.enforced());
+		}
+		if (admitted(admission.shadow())) {
+			this.rateLimiter.release(admission.shadow());
+		}
+	}
+
+	/**
+	 * How a surface waits for a turn without blocking.
+	 */
+	@FunctionalInterface
+	public interface Delay {
+
+		/**
+		 * Return a stage that completes after a duration.
+		 * @param duration how long
+		 * @return the stage
+		 */
+		CompletionStage<?> after(Duration duration);
+
+	}
+
+	/**
+	 * What a call was decided: the prepared call and the decisions of its enforced and
+	 * shadowed limits ({@code null} where it has none, and for the shadowed limits of a
+	 * rejected call).
+	 *
+	 * @param prepared the call, {@code null} for a call that is not limited
+	 * @param enforced the decision of its enforced limits
+	 * @param shadow the decision of its shadowed limits
+	 * @param known whether the rejection was known without asking the store
+	 */
+	record Admission(PreparedCall prepared, Decision enforced, Decision shadow, boolean known) {
+
+		/** A call that its condition leaves unlimited. */
+		static final Admission NOT_LIMITED = new Admission(null, null, null, false);
+
+		/** Return whether the call may go on. */
+		boolean admitted() {
+			return this.enforced == null || this.enforced.isAllowed();
+		}
+
+		/** Return whether the call settles a charge once it is done. */
+		boolean charged() {
+			return this.prepared != null && this.prepared.operation().getCharge() != null;
+		}
+
+	}
+
+	/**
+	 * Logs the calls that shadowed limits would have rejected, at most once per operation
+	 * every {@value #INTERVAL_NANOS} nanoseconds, with the number since the last line:
+	 * never a line per call under load.
+	 */
+	static final class ShadowLog {
+
+		private static final long INTERVAL_NANOS = 10_000_000_000L;
+
+		private final Map<AnnotatedOperation, long[]> counts = new ConcurrentHashMap<>();
+
+		void rejected(AnnotatedOperation operation, Decision decision) {
+			long[] state = this.counts.computeIfAbsent(operation, (o) -> new long[] { 0, Long.MIN_VALUE });
+			long count;
+			synchronized (state) {
+				state[0]++;
+				long now = System.nanoTime();
+				if (state[1] != Long.MIN_VALUE && now - state[1] < INTERVAL_NANOS) {
+					return;
+				}
+				count = state[0];
+				state[0] = 0;
+				state[1] = now;
+			}
+			logger.info("Shadow limit {} of {} would have rejected {} call(s) since its last report (the latest: {})",
+					decision.limit(), operation.getDescription(), count, decision);
+		}
+
+	}
+
+}
