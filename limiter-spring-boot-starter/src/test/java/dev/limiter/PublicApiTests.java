@@ -20,13 +20,18 @@ class PublicApiTests {
 		assertThat(PublicApi.differences(Path.of("target/classes"), Path.of("api/limiter-spring-boot-starter.api")))
 			.as("The public API of limiter-spring-boot-starter changed. If on purpose, run ./mvnw -pl limiter-spring-boot-starter -am test "
 					+ "-Dtest=PublicApiTests -Dsurefire.failIfNoSpecifiedTests=false -Dlimiter.api.update=true "
-					+ "and commit api/limiter-spring-boot-starter.api")
+					+ "and commit api/limiter-spring-boot-starter.api and api/limiter-spring-boot-starter-internal.api")
 			.isEmpty();
 	}
 
 	@Test
 	void theStarterKeepsAtMostTwentyApiTypes() {
 		assertThat(PublicApi.apiTypes(PublicApi.listing(Path.of("target/classes")))).isLessThanOrEqualTo(20);
+	}
+
+	@Test
+	void noApiTypeExtendsOrImplementsAnInternalType() {
+		assertThat(PublicApi.apiTypesOnInternalTypes(PublicApi.listing(Path.of("target/classes")))).isEmpty();
 	}
 
 }

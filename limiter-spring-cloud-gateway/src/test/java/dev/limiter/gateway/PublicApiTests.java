@@ -20,8 +20,13 @@ class PublicApiTests {
 		assertThat(PublicApi.differences(Path.of("target/classes"), Path.of("api/limiter-spring-cloud-gateway.api")))
 			.as("The public API of limiter-spring-cloud-gateway changed. If on purpose, run ./mvnw -pl limiter-spring-cloud-gateway -am test "
 					+ "-Dtest=PublicApiTests -Dsurefire.failIfNoSpecifiedTests=false -Dlimiter.api.update=true "
-					+ "and commit api/limiter-spring-cloud-gateway.api")
+					+ "and commit api/limiter-spring-cloud-gateway.api and api/limiter-spring-cloud-gateway-internal.api")
 			.isEmpty();
+	}
+
+	@Test
+	void noApiTypeExtendsOrImplementsAnInternalType() {
+		assertThat(PublicApi.apiTypesOnInternalTypes(PublicApi.listing(Path.of("target/classes")))).isEmpty();
 	}
 
 }

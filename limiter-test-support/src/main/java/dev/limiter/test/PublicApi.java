@@ -79,23 +79,64 @@ public final class PublicApi {
 	public static long apiTypes(List<String> listing) {
 		return listing.stream()
 			.filter((line) -> !line.startsWith(" "))
-			.map((line) -> line.split(" dev\\.", 2)[1].split(" ", 2)[0])
-			.filter((name) -> !("." + name).contains(INTERNAL) && !name.contains("$"))
+			.map(PublicApi::typeName)
+			.filter((name) -> !isInternal(name) && !name.contains("$"))
 			.count();
 	}
 
 	/**
-	 * Compare the listing of compiled classes with a checked-in one, or write it anew
-	 * when {@code limiter.api.update} is {@code true}.
+	 * Compare the listing of compiled classes with the checked-in ones, or write them
+	 * anew when {@code limiter.api.update} is {@code true}: the types users compile
+	 * against in {@code checkedIn}, and the public types of internal packages, which only
+	 * Limiter's own modules use, apart in {@code <module>-internal.api} beside it (none
+	 * when the module has no internal types), so that the first listing is the API alone.
 	 * @param classes the compiled classes
-	 * @param checkedIn the checked-in listing
-	 * @return the lines that differ, {@code +} added and {@code -} removed; empty when
-	 * both agree or after an update
+	 * @param checkedIn the checked-in listing of the API
+	 * @return the lines that differ, {@code +} added and {@code -} removed, those of the
+	 * internal listing marked so; empty when both agree or after an update
 	 */
 	public static List<String> differences(Path classes, Path checkedIn) {
-		List<String> actual = listing(classes);
+		List<String> all = listing(classes);
+		List<String> differences = new ArrayList<>(compare(part(all, false), checkedIn, ""));
+		differences.addAll(compare(part(all, true), internalListing(checkedIn), "internal "));
+		return differences;
+	}
+
+	/**
+	 * Return the checked-in listing of a module's internal types, beside its API's.
+	 * @param checkedIn the listing of the API, such as {@code api/limiter-core.api}
+	 * @return the internal listing, such as {@code api/limiter-core-internal.api}
+	 */
+	public static Path internalListing(Path checkedIn) {
+		String name = checkedIn.getFileName().toString();
+		return checkedIn.resolveSibling(name.substring(0, name.length() - ".api".length()) + "-internal.api");
+	}
+
+	/**
+	 * Return the lines of the types inside internal packages, or of those outside them,
+	 * each type with its members.
+	 */
+	private static List<String> part(List<String> listing, boolean internal) {
+		List<String> lines = new ArrayList<>();
+		boolean keep = false;
+		for (String line : listing) {
+			if (!line.startsWith(" ")) {
+				keep = isInternal(typeName(line)) == internal;
+			}
+			if (keep) {
+				lines.add(line);
+			}
+		}
+		return lines;
+	}
+
+	private static List<String> compare(List<String> actual, Path checkedIn, String mark) {
 		try {
 			if (Boolean.getBoolean("limiter.api.update")) {
+				if (actual.isEmpty()) {
+					Files.deleteIfExists(checkedIn);
+					return List.of();
+				}
 				Files.createDirectories(checkedIn.toAbsolutePath().getParent());
 				Files.write(checkedIn, actual);
 				return List.of();
@@ -106,16 +147,41 @@ public final class PublicApi {
 			Set<String> added = new LinkedHashSet<>(actual);
 			expected.forEach(added::remove);
 			List<String> differences = new ArrayList<>();
-			removed.forEach((line) -> differences.add("- " + line));
-			added.forEach((line) -> differences.add("+ " + line));
+			removed.forEach((line) -> differences.add("- " + mark + line));
+			added.forEach((line) -> differences.add("+ " + mark + line));
 			if (differences.isEmpty() && !expected.equals(actual)) {
-				differences.add("~ the same lines in another order");
+				differences.add("~ " + mark + "the same lines in another order");
 			}
 			return differences;
 		}
 		catch (IOException ex) {
 			throw new UncheckedIOException(ex);
 		}
+	}
+
+	/**
+	 * Return the types of the API that extend or implement a type of an internal package,
+	 * which would make that internal type part of what users compile against.
+	 * @param listing the listing
+	 * @return the lines of such types
+	 */
+	public static List<String> apiTypesOnInternalTypes(List<String> listing) {
+		return part(listing, false).stream()
+			.filter((line) -> !line.startsWith(" "))
+			.filter((line) -> line.contains(" extends ") || line.contains(" implements "))
+			.filter((line) -> {
+				String heritage = line.substring(line.indexOf(typeName(line)) + typeName(line).length());
+				return heritage.contains(INTERNAL);
+			})
+			.toList();
+	}
+
+	private static String typeName(String typeLine) {
+		return "dev." + typeLine.split(" dev\\.", 2)[1].split(" ", 2)[0];
+	}
+
+	private static boolean isInternal(String typeName) {
+		return ("." + typeName).contains(INTERNAL);
 	}
 
 	private static boolean isVisible(JavaClass type) {

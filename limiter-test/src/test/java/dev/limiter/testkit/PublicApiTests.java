@@ -20,8 +20,13 @@ class PublicApiTests {
 		assertThat(PublicApi.differences(Path.of("target/classes"), Path.of("api/limiter-test.api")))
 			.as("The public API of limiter-test changed. If on purpose, run ./mvnw -pl limiter-test -am test "
 					+ "-Dtest=PublicApiTests -Dsurefire.failIfNoSpecifiedTests=false -Dlimiter.api.update=true "
-					+ "and commit api/limiter-test.api")
+					+ "and commit api/limiter-test.api and api/limiter-test-internal.api")
 			.isEmpty();
+	}
+
+	@Test
+	void noApiTypeExtendsOrImplementsAnInternalType() {
+		assertThat(PublicApi.apiTypesOnInternalTypes(PublicApi.listing(Path.of("target/classes")))).isEmpty();
 	}
 
 }

@@ -21,8 +21,13 @@ class PublicApiTests {
 				PublicApi.differences(Path.of("target/classes"), Path.of("api/limiter-spring-cloud-gateway-mvc.api")))
 			.as("The public API of limiter-spring-cloud-gateway-mvc changed. If on purpose, run ./mvnw -pl limiter-spring-cloud-gateway-mvc -am test "
 					+ "-Dtest=PublicApiTests -Dsurefire.failIfNoSpecifiedTests=false -Dlimiter.api.update=true "
-					+ "and commit api/limiter-spring-cloud-gateway-mvc.api")
+					+ "and commit api/limiter-spring-cloud-gateway-mvc.api and api/limiter-spring-cloud-gateway-mvc-internal.api")
 			.isEmpty();
+	}
+
+	@Test
+	void noApiTypeExtendsOrImplementsAnInternalType() {
+		assertThat(PublicApi.apiTypesOnInternalTypes(PublicApi.listing(Path.of("target/classes")))).isEmpty();
 	}
 
 }
