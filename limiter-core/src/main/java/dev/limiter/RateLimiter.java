@@ -58,32 +58,6 @@ public interface RateLimiter {
 	}
 
 	/**
-	 * Return the rejection of a call that this limiter already knows without asking its
-	 * store and without recording anything, such as a rejection it remembers until its
-	 * retry-after; {@code null} when only {@link #acquire(String, long, List)} can tell.
-	 * A cached rejection is the decision {@code acquire} would return for the same call
-	 * now, so a caller may answer it before doing any work the call needs.
-	 * <p>
-	 * The default knows none.
-	 * @param key what is limited; not blank
-	 * @param permits the cost of the call
-	 * @param limits the limits to check together, at least one
-	 * @return the rejection, or {@code null}
-	 */
-	default Decision cachedRejection(String key, long permits, List<Limit> limits) {
-		return null;
-	}
-
-	/**
-	 * Forget the rejections of a key that this limiter remembers, so that its next call
-	 * asks the store; called after another instance reset the key in the store. A
-	 * decorator passes it on. The default remembers none.
-	 * @param key the key
-	 */
-	default void forgetCachedRejections(String key) {
-	}
-
-	/**
 	 * Give back the permits an admitted decision took, as if the call had not been made:
 	 * for calls that should not count, such as those that failed on the server's side.
 	 * Giving back twice, or giving back a rejected or degraded decision, does nothing.

@@ -25,8 +25,10 @@ class PublicApiTests {
 	}
 
 	@Test
-	void theEngineKeepsAtMostFifteenApiTypes() {
-		assertThat(PublicApi.apiTypes(PublicApi.listing(Path.of("target/classes")))).isLessThanOrEqualTo(15);
+	void theEngineKeepsAtMostSixteenApiTypes() {
+		// Sixteen since the rejection cache left RateLimiter for a side interface of its
+		// own (RejectionCache), which the store's decorators share.
+		assertThat(PublicApi.apiTypes(PublicApi.listing(Path.of("target/classes")))).isLessThanOrEqualTo(16);
 	}
 
 	@Test

@@ -35,7 +35,7 @@ import dev.limiter.internal.AbstractRateLimiter;
  * the map is full, and while it stays full of live blocks new ones are not remembered
  * (those calls simply go to the store).
  */
-public final class RejectionCachingRateLimiter extends AbstractRateLimiter {
+public final class RejectionCachingRateLimiter extends AbstractRateLimiter implements RejectionCache {
 
 	/** The number of blocks remembered when none is configured. */
 	public static final int DEFAULT_MAXIMUM_SIZE = 10_000;

@@ -15,6 +15,7 @@ import dev.limiter.FailurePolicy;
 import dev.limiter.Limit;
 import dev.limiter.RateLimiter;
 import dev.limiter.Usage;
+import dev.limiter.cache.RejectionCache;
 import dev.limiter.internal.AbstractRateLimiter;
 import dev.limiter.internal.Decisions;
 import dev.limiter.internal.resilience.CircuitBreaker;
@@ -33,7 +34,7 @@ import dev.limiter.memory.InMemoryRateLimiter;
  * {@link dev.limiter.internal.redis.LimiterConnectionFactories}); the breaker then stops
  * paying it on every call while the store is down.
  */
-public final class ResilientRateLimiter extends AbstractRateLimiter {
+public final class ResilientRateLimiter extends AbstractRateLimiter implements RejectionCache {
 
 	private static final Logger logger = LoggerFactory.getLogger(ResilientRateLimiter.class);
 
@@ -71,6 +72,9 @@ public final class ResilientRateLimiter extends AbstractRateLimiter {
 
 	private final RateLimiter store;
 
+	// The store's rejection cache, when it has one, passed on.
+	private final RejectionCache cache;
+
 	private final FailurePolicy defaultPolicy;
 
 	private final RateLimiter local;
@@ -99,6 +103,7 @@ public final class ResilientRateLimiter extends AbstractRateLimiter {
 			throw new IllegalArgumentException("store, defaultPolicy, local and breaker must not be null");
 		}
 		this.store = store;
+		this.cache = (store instanceof RejectionCache rejections) ? rejections : null;
 		this.defaultPolicy = defaultPolicy;
 		this.local = local;
 		this.breaker = breaker;
@@ -186,7 +191,7 @@ public final class ResilientRateLimiter extends AbstractRateLimiter {
 		if (this.breaker.state() != CircuitBreaker.State.CLOSED) {
 			return null;
 		}
-		Decision known = this.store.cachedRejection(key, permits, limits);
+		Decision known = (this.cache != null) ? this.cache.cachedRejection(key, permits, limits) : null;
 		if (known != null) {
 			this.breaker.onSuccess();
 		}
@@ -308,7 +313,9 @@ public final class ResilientRateLimiter extends AbstractRateLimiter {
 
 	@Override
 	public void forgetCachedRejections(String key) {
-		this.store.forgetCachedRejections(key);
+		if (this.cache != null) {
+			this.cache.forgetCachedRejections(key);
+		}
 	}
 
 	@Override

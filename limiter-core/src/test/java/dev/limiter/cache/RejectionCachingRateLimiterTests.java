@@ -34,6 +34,10 @@ class RejectionCachingRateLimiterTests {
 
 	private final RateLimiter limiter = RejectionCachingRateLimiter.wrap(this.store).clock(this.clock).build();
 
+	private RejectionCache cache() {
+		return (RejectionCache) this.limiter;
+	}
+
 	@Test
 	void rejectsLocallyUntilTheStoreWouldAdmit() {
 		this.limiter.acquire("user", TWO_PER_10S);
@@ -56,23 +60,23 @@ class RejectionCachingRateLimiterTests {
 
 	@Test
 	void aKnownRejectionIsTheRememberedOneAndAsksNothing() {
-		assertThat(this.limiter.cachedRejection("user", 1, List.of(TWO_PER_10S))).isNull();
+		assertThat(cache().cachedRejection("user", 1, List.of(TWO_PER_10S))).isNull();
 		this.limiter.acquire("user", TWO_PER_10S);
 		this.limiter.acquire("user", TWO_PER_10S);
-		assertThat(this.limiter.cachedRejection("user", 1, List.of(TWO_PER_10S))).as("no rejection yet").isNull();
+		assertThat(cache().cachedRejection("user", 1, List.of(TWO_PER_10S))).as("no rejection yet").isNull();
 		Decision fromStore = this.limiter.acquire("user", TWO_PER_10S);
 		assertThat(fromStore.isAllowed()).isFalse();
 		this.clock.advance(Duration.ofSeconds(4));
-		Decision known = this.limiter.cachedRejection("user", 1, List.of(TWO_PER_10S));
+		Decision known = cache().cachedRejection("user", 1, List.of(TWO_PER_10S));
 		assertThat(this.store.calls()).isEqualTo(3);
 		Decision acquired = this.limiter.acquire("user", TWO_PER_10S);
 		assertThat(known).usingRecursiveComparison().isEqualTo(acquired);
 		assertThat(known.retryAfter()).isEqualTo(Duration.ofSeconds(6));
-		assertThat(this.limiter.cachedRejection("user", 2, List.of(TWO_PER_10S))).as("other permits").isNull();
-		assertThat(this.limiter.cachedRejection("other", 1, List.of(TWO_PER_10S))).as("other key").isNull();
-		assertThat(this.limiter.cachedRejection("user", 1, List.of(FIVE_PER_MINUTE))).as("other limits").isNull();
+		assertThat(cache().cachedRejection("user", 2, List.of(TWO_PER_10S))).as("other permits").isNull();
+		assertThat(cache().cachedRejection("other", 1, List.of(TWO_PER_10S))).as("other key").isNull();
+		assertThat(cache().cachedRejection("user", 1, List.of(FIVE_PER_MINUTE))).as("other limits").isNull();
 		this.clock.advance(Duration.ofSeconds(6));
-		assertThat(this.limiter.cachedRejection("user", 1, List.of(TWO_PER_10S))).as("block over").isNull();
+		assertThat(cache().cachedRejection("user", 1, List.of(TWO_PER_10S))).as("block over").isNull();
 		assertThat(this.store.calls()).isEqualTo(3);
 	}
 
@@ -125,7 +129,7 @@ class RejectionCachingRateLimiterTests {
 		this.limiter.acquire("user", TWO_PER_10S);
 		assertThat(this.limiter.acquire("user", TWO_PER_10S).isAllowed()).isFalse();
 		int calls = this.store.calls();
-		this.limiter.forgetCachedRejections("user");
+		cache().forgetCachedRejections("user");
 		assertThat(this.limiter.acquire("user", TWO_PER_10S).isAllowed()).isFalse();
 		assertThat(this.store.calls()).isEqualTo(calls + 1);
 	}

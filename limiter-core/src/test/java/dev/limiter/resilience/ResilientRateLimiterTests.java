@@ -71,7 +71,8 @@ class ResilientRateLimiterTests {
 	@Test
 	void aKnownRejectionPassesOnlyWhileTheBreakerIsClosed() {
 		Decision remembered = Decision.rejected(this.limit, 0, Duration.ofSeconds(3), Duration.ofSeconds(3), 0);
-		AbstractRateLimiter remembering = new AbstractRateLimiter() {
+		class Remembering extends AbstractRateLimiter implements dev.limiter.cache.RejectionCache {
+
 			@Override
 			protected Decision doAcquire(String key, long permits, List<Limit> limits) {
 				return ResilientRateLimiterTests.this.store.acquire(key, permits, limits);
@@ -81,7 +82,13 @@ class ResilientRateLimiterTests {
 			public Decision cachedRejection(String key, long permits, List<Limit> limits) {
 				return remembered;
 			}
-		};
+
+			@Override
+			public void forgetCachedRejections(String key) {
+			}
+
+		}
+		AbstractRateLimiter remembering = new Remembering();
 		ResilientRateLimiter limiter = new ResilientRateLimiter(remembering, FailurePolicy.FAIL_OPEN,
 				new InMemoryRateLimiter(MutableClock.startingNow(), false), this.breaker, null);
 		assertThat(limiter.cachedRejection("k", 1, List.of(this.limit))).isSameAs(remembered);

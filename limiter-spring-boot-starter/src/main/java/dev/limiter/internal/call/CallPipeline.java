@@ -23,6 +23,7 @@ import dev.limiter.RateLimitExceededException;
 import dev.limiter.RateLimitUnavailableException;
 import dev.limiter.RateLimiter;
 import dev.limiter.call.RateLimitDecisionListener;
+import dev.limiter.cache.RejectionCache;
 import dev.limiter.call.RateLimitObserver;
 import dev.limiter.internal.call.CallPreparation.PreparedCall;
 import dev.limiter.internal.key.CurrentRequest;
@@ -54,6 +55,9 @@ public final class CallPipeline {
 	private static final Logger logger = LoggerFactory.getLogger(RateLimitAspect.class);
 
 	private final RateLimiter rateLimiter;
+
+	// The rejection cache in front of the store, when the limiter has one.
+	private final RejectionCache cache;
 
 	private final RateLimitOperationSource operationSource;
 
@@ -97,6 +101,7 @@ public final class CallPipeline {
 			throw new IllegalArgumentException("keyResolver must not be null");
 		}
 		this.rateLimiter = rateLimiter;
+		this.cache = (rateLimiter instanceof RejectionCache rejections) ? rejections : null;
 		this.operationSource = operationSource;
 		this.preparation = new CallPreparation(keyResolver, operationSource.getOverrides());
 		this.currentRequest = (currentRequest != null) ? currentRequest : CurrentRequest.NONE;
@@ -184,15 +189,15 @@ public final class CallPipeline {
 		}
 		PreparedCall prepared = (arguments != null) ? prepare(operation, targetClass, arguments)
 				: this.preparation.prepareWithoutArguments(operation, targetClass, this.currentRequest);
-		Admission known = (prepared != null) ? known(prepared) : null;
-		if (known != null) {
-			throw rejection(known);
+		Admission cached = (prepared != null) ? cachedRejection(prepared) : null;
+		if (cached != null) {
+			throw rejection(cached);
 		}
 	}
 
 	/**
 	 * Return the indexes of the parameters whose arguments a method's limits read, so
-	 * that a caller can answer a known rejection before the others are resolved.
+	 * that a caller can answer a cached rejection before the others are resolved.
 	 * @param method the method
 	 * @param targetClass the class of the target object
 	 * @return the indexes (empty when the limits read none), or {@code null} when the
@@ -208,20 +213,20 @@ public final class CallPipeline {
 	 * asking the store, told to the observer and the listeners; {@code null} when it
 	 * knows none, or when the call would wait it out.
 	 */
-	private Admission known(PreparedCall prepared) {
+	private Admission cachedRejection(PreparedCall prepared) {
 		AnnotatedOperation operation = prepared.operation();
-		if (operation.getEnforcedLimits().isEmpty()) {
+		if (this.cache == null || operation.getEnforcedLimits().isEmpty()) {
 			return null;
 		}
 		long start = this.clock.nanoTime();
-		Decision known = this.rateLimiter.cachedRejection(prepared.key(), operation.getPermits(),
+		Decision cached = this.cache.cachedRejection(prepared.key(), operation.getPermits(),
 				operation.getEnforcedLimits());
-		if (known == null || operation.waitsFor(known)) {
+		if (cached == null || operation.waitsFor(cached)) {
 			return null;
 		}
-		this.observer.stop(this.observer.start(operation), known, null);
-		told(prepared, known, this.clock.nanoTime() - start);
-		return new Admission(prepared, known, null, true);
+		this.observer.stop(this.observer.start(operation), cached, null);
+		told(prepared, cached, this.clock.nanoTime() - start);
+		return new Admission(prepared, cached, null, true);
 	}
 
 	// Decide
@@ -237,9 +242,9 @@ public final class CallPipeline {
 	 * turn
 	 */
 	Admission decide(PreparedCall prepared) throws InterruptedException {
-		Admission known = known(prepared);
-		if (known != null) {
-			return known;
+		Admission cached = cachedRejection(prepared);
+		if (cached != null) {
+			return cached;
 		}
 		AnnotatedOperation operation = prepared.operation();
 		Decision decision = null;
@@ -278,16 +283,16 @@ public final class CallPipeline {
 	/**
 	 * Decide a call without blocking, as {@link #decide} does: the future completes on
 	 * the store's threads, or at once when the limiter knows the rejection
-	 * ({@link Admission#known()}), which a surface may answer on its own thread.
+	 * ({@link Admission#cached()}), which a surface may answer on its own thread.
 	 * @param prepared the call
 	 * @param delay how the surface waits for a turn without blocking, such as
 	 * {@code Mono.delay}
 	 * @return the admission to come
 	 */
 	CompletableFuture<Admission> decideAsync(PreparedCall prepared, Delay delay) {
-		Admission known = known(prepared);
-		if (known != null) {
-			return CompletableFuture.completedFuture(known);
+		Admission cached = cachedRejection(prepared);
+		if (cached != null) {
+			return CompletableFuture.completedFuture(cached);
 		}
 		AnnotatedOperation operation = prepared.operation();
 		CompletableFuture<Decision> enforced;
@@ -543,9 +548,10 @@ public final class CallPipeline {
 	 * @param prepared the call, {@code null} for a call that is not limited
 	 * @param enforced the decision of its enforced limits
 	 * @param shadow the decision of its shadowed limits
-	 * @param known whether the rejection was known without asking the store
+	 * @param cached whether the rejection came from the rejection cache, without the
+	 * store
 	 */
-	record Admission(PreparedCall prepared, Decision enforced, Decision shadow, boolean known) {
+	record Admission(PreparedCall prepared, Decision enforced, Decision shadow, boolean cached) {
 
 		/** A call that its condition leaves unlimited. */
 		static final Admission NOT_LIMITED = new Admission(null, null, null, false);

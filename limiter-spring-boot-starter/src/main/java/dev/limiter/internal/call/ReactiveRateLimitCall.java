@@ -107,8 +107,8 @@ final class ReactiveRateLimitCall {
 	}
 
 	/**
-	 * Decide a subscription through the pipeline. A rejection the limiter already knows
-	 * is answered on the subscriber's thread, as a handler's own error would be: no store
+	 * Decide a subscription through the pipeline. A rejection from the rejection cache is
+	 * answered on the subscriber's thread, as a handler's own error would be: no store
 	 * call, so no thread to leave. Otherwise the store answers on the limiter's timer or
 	 * Redis's event loop, and the handler runs on Reactor's parallel threads instead,
 	 * never on the threads that read replies.
@@ -119,9 +119,9 @@ final class ReactiveRateLimitCall {
 		}
 		return Mono.defer(() -> {
 			CompletableFuture<Admission> decided = pipeline.decideAsync(prepared, DELAY);
-			Admission known = (decided.isDone() && !decided.isCompletedExceptionally()) ? decided.join() : null;
-			if (known != null && known.known()) {
-				return Mono.error(pipeline.rejection(known));
+			Admission cached = (decided.isDone() && !decided.isCompletedExceptionally()) ? decided.join() : null;
+			if (cached != null && cached.cached()) {
+				return Mono.error(pipeline.rejection(cached));
 			}
 			return Mono.fromFuture(decided)
 				.flatMap((admission) -> admission.admitted() ? Mono.just(admission)
