@@ -109,15 +109,17 @@ public final class LimiterAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	@Conditional(OnClientsCondition.class)
-	OutgoingQuotas limiterOutgoingQuotas(RateLimiter rateLimiter, LimiterProperties properties) {
+	OutgoingQuotas limiterOutgoingQuotas(RateLimiter rateLimiter, LimiterProperties properties,
+			ObjectProvider<CallClock> clock) {
+		CallClock time = clock.getIfAvailable(() -> CallClock.SYSTEM);
 		List<OutgoingQuota> quotas = new ArrayList<>();
 		properties.getClients().forEach((name, client) -> {
 			Algorithm algorithm = (client.getAlgorithm() != null) ? client.getAlgorithm() : properties.getAlgorithm();
 			Limit limit = Limit.of(name, client.getThreshold(), client.getPeriod()).withAlgorithm(algorithm);
 			List<String> hosts = client.getHosts().stream().filter((host) -> host != null && !host.isBlank()).toList();
-			quotas.add(new OutgoingQuota(name, hosts, limit, client.getMaxWait(), System::nanoTime));
+			quotas.add(new OutgoingQuota(name, hosts, limit, client.getMaxWait(), time::nanoTime));
 		});
-		return new OutgoingQuotas(rateLimiter, quotas);
+		return new OutgoingQuotas(rateLimiter, quotas, time);
 	}
 
 	/**

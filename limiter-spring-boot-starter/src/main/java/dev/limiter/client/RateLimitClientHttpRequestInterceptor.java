@@ -49,7 +49,7 @@ public final class RateLimitClientHttpRequestInterceptor implements ClientHttpRe
 	}
 
 	private Decision awaitTurn(OutgoingQuota quota) {
-		long start = System.nanoTime();
+		long start = this.quotas.clock().nanoTime();
 		long deadline = quota.deadline();
 		boolean waitedOnce = false;
 		while (true) {
@@ -62,7 +62,7 @@ public final class RateLimitClientHttpRequestInterceptor implements ClientHttpRe
 				Decision decision = quota.ask(this.quotas.rateLimiter());
 				if (decision.isAllowed()) {
 					if (waitedOnce) {
-						this.quotas.listener().waited(quota.name(), System.nanoTime() - start);
+						this.quotas.listener().waited(quota.name(), this.quotas.clock().nanoTime() - start);
 					}
 					return decision;
 				}
@@ -75,7 +75,7 @@ public final class RateLimitClientHttpRequestInterceptor implements ClientHttpRe
 			}
 			waitedOnce = true;
 			try {
-				Thread.sleep(nanos / 1_000_000, (int) (nanos % 1_000_000));
+				this.quotas.clock().sleep(Duration.ofNanos(nanos));
 			}
 			catch (InterruptedException ex) {
 				Thread.currentThread().interrupt();

@@ -36,7 +36,7 @@ public final class RateLimitExchangeFilterFunction implements ExchangeFilterFunc
 		if (quota == null) {
 			return next.exchange(request);
 		}
-		return Mono.defer(() -> turn(quota, quota.deadline(), System.nanoTime(), false))
+		return Mono.defer(() -> turn(quota, quota.deadline(), this.quotas.clock().nanoTime(), false))
 			.flatMap((turn) -> next.exchange(request)
 				.doOnNext((response) -> this.quotas.learn(quota, response.statusCode().value(),
 						response.headers().asHttpHeaders()::getFirst))
@@ -60,7 +60,7 @@ public final class RateLimitExchangeFilterFunction implements ExchangeFilterFunc
 			.flatMap((decision) -> {
 				if (decision.isAllowed()) {
 					if (waited) {
-						this.quotas.listener().waited(quota.name(), System.nanoTime() - start);
+						this.quotas.listener().waited(quota.name(), this.quotas.clock().nanoTime() - start);
 					}
 					return Mono.just(decision);
 				}

@@ -30,6 +30,8 @@ import dev.limiter.annotation.RateLimit;
 import dev.limiter.autoconfigure.LimiterMetricsAutoConfiguration;
 import dev.limiter.internal.actuate.LimiterMetrics;
 import dev.limiter.internal.actuate.LimiterObservations;
+import dev.limiter.internal.call.CallClock;
+import dev.limiter.internal.call.RecordingCallClock;
 import dev.limiter.internal.web.servlet.ServerErrorRefunds;
 
 import static dev.limiter.web.WebTests.mvc;
@@ -167,14 +169,16 @@ class CountingWebIntegrationTests {
 
 	@Test
 	void aCallThatWouldPassWithinMaxWaitWaitsForItsTurnOnce() {
-		this.contextRunner.run((context) -> {
+		RecordingCallClock clock = new RecordingCallClock();
+		this.contextRunner.withBean(CallClock.class, () -> clock).run((context) -> {
 			MockMvc mvc = mvc(context);
 			// One per second: the second call is admitted only by waiting for the first
-			// to leave the window.
-			long start = System.nanoTime();
+			// to leave the window, once, for no longer than the window.
 			assertThat(statuses(mvc, get("/turn"), get("/turn"))).containsExactly(200, 200);
-			assertThat(Duration.ofNanos(System.nanoTime() - start)).isGreaterThanOrEqualTo(Duration.ofSeconds(1));
+			assertThat(clock.waits()).singleElement()
+				.satisfies((wait) -> assertThat(wait).isPositive().isLessThanOrEqualTo(Duration.ofSeconds(1)));
 			assertThat(statuses(mvc, get("/impatient"), get("/impatient"))).containsExactly(200, 429);
+			assertThat(clock.waits()).as("a turn beyond maxWait is not waited for").hasSize(1);
 		});
 	}
 

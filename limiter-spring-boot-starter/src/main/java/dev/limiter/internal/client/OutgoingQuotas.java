@@ -10,6 +10,7 @@ import java.util.function.UnaryOperator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import dev.limiter.internal.call.CallClock;
 import dev.limiter.Decision;
 import dev.limiter.RateLimiter;
 
@@ -22,6 +23,8 @@ public final class OutgoingQuotas {
 	private static final Logger logger = LoggerFactory.getLogger(OutgoingQuotas.class);
 
 	private final RateLimiter rateLimiter;
+
+	private final CallClock clock;
 
 	private final List<OutgoingQuota> quotas;
 
@@ -37,9 +40,11 @@ public final class OutgoingQuotas {
 	 * Create the quotas.
 	 * @param rateLimiter the limiter that counts them (with the failure policies)
 	 * @param quotas the quotas, each with hosts no other quota has
+	 * @param clock the time in which calls wait for their turn
 	 */
-	public OutgoingQuotas(RateLimiter rateLimiter, List<OutgoingQuota> quotas) {
+	public OutgoingQuotas(RateLimiter rateLimiter, List<OutgoingQuota> quotas, CallClock clock) {
 		this.rateLimiter = rateLimiter;
+		this.clock = clock;
 		this.quotas = List.copyOf(quotas);
 		for (OutgoingQuota quota : quotas) {
 			this.byName.put(quota.name(), quota);
@@ -55,6 +60,14 @@ public final class OutgoingQuotas {
 
 	public RateLimiter rateLimiter() {
 		return this.rateLimiter;
+	}
+
+	/**
+	 * Return the time in which calls wait for their turn and their waits are measured.
+	 * @return the clock
+	 */
+	public CallClock clock() {
+		return this.clock;
 	}
 
 	public List<OutgoingQuota> quotas() {
