@@ -12,6 +12,7 @@ import org.springframework.boot.context.properties.DeprecatedConfigurationProper
 
 import dev.limiter.Algorithm;
 import dev.limiter.FailurePolicy;
+import dev.limiter.call.LimitSettings;
 import dev.limiter.web.HeaderStyle;
 import dev.limiter.web.PathStyle;
 
@@ -260,45 +261,13 @@ public class LimiterProperties implements InitializingBean {
 	/**
 	 * A named limit.
 	 */
-	public static class NamedLimit {
-
-		/**
-		 * Most permits admitted in any window.
-		 */
-		private Long threshold;
-
-		/**
-		 * Length of the window.
-		 */
-		private Duration period;
-
-		/**
-		 * What the limit does when Redis cannot answer in time, instead of the default
-		 * policy.
-		 */
-		private FailurePolicy failurePolicy;
+	public static class NamedLimit extends LimitSettings {
 
 		/**
 		 * Threshold that each instance applies on its own under the local failure policy;
 		 * 0 for the threshold.
 		 */
 		private Long localThreshold;
-
-		/**
-		 * Algorithm of the limit, instead of the annotation's or the default.
-		 */
-		private Algorithm algorithm;
-
-		/**
-		 * Number of slices of a sliding-buckets window, instead of the annotation's (60
-		 * by default).
-		 */
-		private Integer slices;
-
-		/**
-		 * Whether the limit only watches, instead of the annotation's or limiter.shadow.
-		 */
-		private Boolean shadow;
 
 		/**
 		 * Calendar whose windows count the limit (minute, hour, day, week or month, from
@@ -312,6 +281,12 @@ public class LimiterProperties implements InitializingBean {
 		 * Europe/Berlin, instead of the annotation's; UTC when neither gives one.
 		 */
 		private String zone;
+
+		/**
+		 * Numbers per plan, chosen per call by the annotation's plan expression; a plan
+		 * not listed gets the limit's own numbers.
+		 */
+		private final Map<String, Plan> plans = new LinkedHashMap<>();
 
 		public String getCalendar() {
 			return this.calendar;
@@ -329,62 +304,8 @@ public class LimiterProperties implements InitializingBean {
 			this.zone = zone;
 		}
 
-		/**
-		 * Numbers per plan, chosen per call by the annotation's plan expression; a plan
-		 * not listed gets the limit's own numbers.
-		 */
-		private final Map<String, Plan> plans = new LinkedHashMap<>();
-
 		public Map<String, Plan> getPlans() {
 			return this.plans;
-		}
-
-		public Boolean getShadow() {
-			return this.shadow;
-		}
-
-		public void setShadow(Boolean shadow) {
-			this.shadow = shadow;
-		}
-
-		public Algorithm getAlgorithm() {
-			return this.algorithm;
-		}
-
-		public void setAlgorithm(Algorithm algorithm) {
-			this.algorithm = algorithm;
-		}
-
-		public Integer getSlices() {
-			return this.slices;
-		}
-
-		public void setSlices(Integer slices) {
-			this.slices = slices;
-		}
-
-		public Long getThreshold() {
-			return this.threshold;
-		}
-
-		public void setThreshold(Long threshold) {
-			this.threshold = threshold;
-		}
-
-		public Duration getPeriod() {
-			return this.period;
-		}
-
-		public void setPeriod(Duration period) {
-			this.period = period;
-		}
-
-		public FailurePolicy getFailurePolicy() {
-			return this.failurePolicy;
-		}
-
-		public void setFailurePolicy(FailurePolicy failurePolicy) {
-			this.failurePolicy = failurePolicy;
 		}
 
 		public Long getLocalThreshold() {

@@ -39,6 +39,7 @@ import dev.limiter.internal.Decisions;
 import dev.limiter.internal.web.servlet.RateLimitExceptionResolver;
 import dev.limiter.redis.RedisRateLimiter;
 import dev.limiter.test.MutableClock;
+import dev.limiter.web.HeaderStyle;
 
 import static dev.limiter.web.WebTests.call;
 import static dev.limiter.web.WebTests.mvc;
@@ -66,17 +67,32 @@ class RejectionPathWebIntegrationTests {
 	}
 
 	@Test
-	void directAndHandlerPathsWriteTheSameRejection() {
-		List<String> direct = new ArrayList<>();
-		List<String> handler = new ArrayList<>();
-		this.contextRunner.run((context) -> direct.addAll(rejections(mvc(context))));
-		redis.flushAll();
-		// A ResponseBodyAdvice makes the resolver step aside: the @ExceptionHandler path.
-		this.contextRunner.withUserConfiguration(BodyAdviceConfiguration.class)
-			.run((context) -> handler.addAll(rejections(mvc(context))));
-		assertThat(direct).hasSize(2).first().asString().startsWith("429\n");
-		assertThat(direct.get(1)).startsWith("503\n");
-		assertThat(direct).isEqualTo(handler);
+	void directAndHandlerPathsWriteTheSameRejectionInEveryCase() {
+		// Every case the resolver answers: each header style, the default message, a
+		// message template, a named limit, a path with an extension, and a fail-closed
+		// 503.
+		for (HeaderStyle style : HeaderStyle.values()) {
+			List<String> direct = new ArrayList<>();
+			List<String> handler = new ArrayList<>();
+			WebApplicationContextRunner runner = this.contextRunner
+				.withPropertyValues("limiter.web.headers=" + style.name().toLowerCase(java.util.Locale.ROOT));
+			runner.run((context) -> direct.addAll(rejections(mvc(context))));
+			redis.flushAll();
+			// A ResponseBodyAdvice makes the resolver step aside: the @ExceptionHandler
+			// path.
+			runner.withUserConfiguration(BodyAdviceConfiguration.class)
+				.run((context) -> handler.addAll(rejections(mvc(context))));
+			redis.flushAll();
+			assertThat(direct).as(style.name()).hasSize(5);
+			assertThat(direct.subList(0, 4)).as(style.name())
+				.allSatisfy((rejection) -> assertThat(rejection).startsWith("429\n")
+					.contains("Content-Type: [application/problem+json]"));
+			assertThat(direct.get(1)).contains("Slow down: 30s");
+			assertThat(direct.get(2)).contains("\"limit\":\"greetings\"");
+			assertThat(direct.get(3)).contains("\"instance\":\"/report.csv\"");
+			assertThat(direct.get(4)).startsWith("503\n");
+			assertThat(direct).as(style.name()).isEqualTo(handler);
+		}
 	}
 
 	@Test
@@ -125,11 +141,17 @@ class RejectionPathWebIntegrationTests {
 	}
 
 	/**
-	 * The second greeting (429) and a fail-closed call (503), as status, headers, body.
+	 * The second call of each limited path (429) and a fail-closed call (503), as status,
+	 * headers, body.
 	 */
 	private static List<String> rejections(MockMvc mvc) throws Exception {
-		call(mvc, get("/greeting"));
-		return List.of(render(call(mvc, get("/greeting"))), render(call(mvc, get("/closed"))));
+		List<String> rejections = new ArrayList<>();
+		for (String path : List.of("/greeting", "/templated", "/named", "/report.csv")) {
+			call(mvc, get(path));
+			rejections.add(render(call(mvc, get(path))));
+		}
+		rejections.add(render(call(mvc, get("/closed"))));
+		return rejections;
 	}
 
 	@Configuration(proxyBeanMethods = false)
@@ -166,6 +188,18 @@ class RejectionPathWebIntegrationTests {
 		@RateLimit(threshold = 1, period = 30)
 		@GetMapping("/greeting")
 		public String greeting() {
+			return "hello";
+		}
+
+		@RateLimit(threshold = 1, period = 30, message = "Slow down: {3}s")
+		@GetMapping("/templated")
+		public String templated() {
+			return "hello";
+		}
+
+		@RateLimit(name = "greetings", threshold = 1, period = 30)
+		@GetMapping("/named")
+		public String named() {
 			return "hello";
 		}
 

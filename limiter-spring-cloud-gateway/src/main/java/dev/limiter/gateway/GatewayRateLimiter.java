@@ -1,8 +1,6 @@
 package dev.limiter.gateway;
 
-import java.time.Duration;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -14,10 +12,9 @@ import org.springframework.web.filter.reactive.ServerWebExchangeContextFilter;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
 
-import dev.limiter.Algorithm;
 import dev.limiter.Decision;
-import dev.limiter.FailurePolicy;
 import dev.limiter.RateLimitUnavailableException;
+import dev.limiter.call.RouteLimitSettings;
 import dev.limiter.internal.call.AnnotatedOperation;
 import dev.limiter.internal.call.CallPipeline;
 import dev.limiter.internal.call.RouteArguments;
@@ -88,10 +85,8 @@ public class GatewayRateLimiter
 			return;
 		}
 		this.routes.remove(event.getRouteId());
-		RouteArguments arguments = new RouteArguments(config.getThreshold(), config.getPeriod(), config.getAlgorithm(),
-				config.getSlices(), config.getName(), config.getFailurePolicy(), config.getPermits(),
-				config.getShadow(), config.getMaxWait(), Spelling.ROUTE);
-		AnnotatedOperation operation = this.calls.register(event.getRouteId(), arguments);
+		AnnotatedOperation operation = this.calls.register(event.getRouteId(),
+				RouteArguments.of(config, Spelling.ROUTE));
 		this.routes.put(event.getRouteId(), new Route(operation, config.getPlanResolver()));
 	}
 
@@ -168,62 +163,13 @@ public class GatewayRateLimiter
 	}
 
 	/**
-	 * The {@code limiter.*} arguments of one route's {@code RequestRateLimiter} filter.
+	 * The {@code limiter.*} arguments of one route's {@code RequestRateLimiter} filter:
+	 * {@code limiter.threshold}, {@code limiter.period}, {@code limiter.algorithm},
+	 * {@code limiter.slices}, {@code limiter.name}, {@code limiter.failure-policy},
+	 * {@code limiter.permits}, {@code limiter.shadow}, {@code limiter.max-wait} (as for
+	 * every route, {@link RouteLimitSettings}) and {@code limiter.plan-resolver}.
 	 */
-	public static class Config {
-
-		/**
-		 * Most requests per period for each key; with {@code limiter.period}, a limit of
-		 * its own (named after the route).
-		 */
-		private Long threshold;
-
-		/**
-		 * Window of {@code limiter.threshold}, such as {@code 1s}, {@code 1m} or
-		 * {@code 1h}.
-		 */
-		private Duration period;
-
-		/**
-		 * Algorithm of the {@code limiter.threshold} limit; {@code limiter.algorithm} of
-		 * the application when not set.
-		 */
-		private Algorithm algorithm;
-
-		/**
-		 * Slices of a sliding-buckets {@code limiter.threshold} limit.
-		 */
-		private Integer slices;
-
-		/**
-		 * Named limits under {@code limiter.limits} that the route also takes, separated
-		 * by commas.
-		 */
-		private List<String> name = List.of();
-
-		/**
-		 * What the route does while the store is unavailable; named limits that set their
-		 * own keep theirs.
-		 */
-		private FailurePolicy failurePolicy;
-
-		/**
-		 * Permits each request takes.
-		 */
-		private long permits = 1;
-
-		/**
-		 * Whether the route's own limit only watches: it decides and is counted, but
-		 * never rejects; named limits keep their own
-		 * {@code limiter.limits.<name>.shadow}.
-		 */
-		private Boolean shadow;
-
-		/**
-		 * How long a request whose turn comes within it waits for that turn instead of
-		 * being rejected, such as {@code 500ms}; at most 60s.
-		 */
-		private Duration maxWait;
+	public static class Config extends RouteLimitSettings {
 
 		/**
 		 * Resolves the plan of a request, such as {@code #{@planResolver}}, for the plans
@@ -231,78 +177,6 @@ public class GatewayRateLimiter
 		 * or for a plan no limit defines, the limits' own numbers apply.
 		 */
 		private PlanResolver planResolver;
-
-		public Long getThreshold() {
-			return this.threshold;
-		}
-
-		public void setThreshold(Long threshold) {
-			this.threshold = threshold;
-		}
-
-		public Duration getPeriod() {
-			return this.period;
-		}
-
-		public void setPeriod(Duration period) {
-			this.period = period;
-		}
-
-		public Algorithm getAlgorithm() {
-			return this.algorithm;
-		}
-
-		public void setAlgorithm(Algorithm algorithm) {
-			this.algorithm = algorithm;
-		}
-
-		public Integer getSlices() {
-			return this.slices;
-		}
-
-		public void setSlices(Integer slices) {
-			this.slices = slices;
-		}
-
-		public List<String> getName() {
-			return this.name;
-		}
-
-		public void setName(List<String> name) {
-			this.name = (name != null) ? name : List.of();
-		}
-
-		public FailurePolicy getFailurePolicy() {
-			return this.failurePolicy;
-		}
-
-		public void setFailurePolicy(FailurePolicy failurePolicy) {
-			this.failurePolicy = failurePolicy;
-		}
-
-		public long getPermits() {
-			return this.permits;
-		}
-
-		public void setPermits(long permits) {
-			this.permits = permits;
-		}
-
-		public Boolean getShadow() {
-			return this.shadow;
-		}
-
-		public void setShadow(Boolean shadow) {
-			this.shadow = shadow;
-		}
-
-		public Duration getMaxWait() {
-			return this.maxWait;
-		}
-
-		public void setMaxWait(Duration maxWait) {
-			this.maxWait = maxWait;
-		}
 
 		public PlanResolver getPlanResolver() {
 			return this.planResolver;

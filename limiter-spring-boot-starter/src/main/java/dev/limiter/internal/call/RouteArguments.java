@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
+import dev.limiter.call.RouteLimitSettings;
 import dev.limiter.Algorithm;
 import dev.limiter.FailurePolicy;
 import dev.limiter.internal.limits.LimitResolver.Spelling;
@@ -39,6 +40,18 @@ public record RouteArguments(Long threshold, Duration period, Algorithm algorith
 			}
 		}
 		names = List.copyOf(trimmed);
+	}
+
+	/**
+	 * Return what a route's filter arguments say, as either gateway binds them.
+	 * @param settings the route's settings
+	 * @param spelling how the gateway spells the arguments, for errors
+	 * @return the arguments
+	 */
+	public static RouteArguments of(RouteLimitSettings settings, Spelling spelling) {
+		return new RouteArguments(settings.getThreshold(), settings.getPeriod(), settings.getAlgorithm(),
+				settings.getSlices(), settings.getName(), settings.getFailurePolicy(), settings.getPermits(),
+				settings.getShadow(), settings.getMaxWait(), spelling);
 	}
 
 	/** Return whether the route gives a limit of its own. */

@@ -1,7 +1,6 @@
 package dev.limiter.gateway.mvc;
 
 import java.time.Duration;
-import java.util.List;
 import java.util.function.Function;
 
 import org.springframework.cloud.gateway.server.mvc.common.Configurable;
@@ -14,8 +13,7 @@ import org.springframework.web.servlet.function.HandlerFunction;
 import org.springframework.web.servlet.function.ServerRequest;
 import org.springframework.web.servlet.function.ServerResponse;
 
-import dev.limiter.Algorithm;
-import dev.limiter.FailurePolicy;
+import dev.limiter.call.RouteLimitSettings;
 
 /**
  * Limiter as a filter function of Spring Cloud Gateway Server MVC routes, from the Java
@@ -77,60 +75,13 @@ public abstract class LimiterFilterFunctions {
 	}
 
 	/**
-	 * The limits of one route's {@code Limiter} filter.
+	 * The arguments of one route's {@code Limiter} filter: {@code threshold},
+	 * {@code period}, {@code algorithm}, {@code slices}, {@code name},
+	 * {@code failure-policy}, {@code permits}, {@code shadow}, {@code max-wait} (as for
+	 * every route, {@link RouteLimitSettings}), {@code key-resolver} and
+	 * {@code plan-resolver}.
 	 */
-	public static class Config {
-
-		/**
-		 * Most requests per period for each key; with {@code period}, a limit of the
-		 * route's own (named after the route).
-		 */
-		private Long threshold;
-
-		/**
-		 * Window of {@code threshold}, such as {@code 1s}, {@code 1m} or {@code 1h}.
-		 */
-		private Duration period;
-
-		/**
-		 * Algorithm of the route's own limit; {@code limiter.algorithm} of the
-		 * application when not set.
-		 */
-		private Algorithm algorithm;
-
-		/**
-		 * Slices of a sliding-buckets route limit.
-		 */
-		private Integer slices;
-
-		/**
-		 * Named limits under {@code limiter.limits} that the route also takes, separated
-		 * by commas.
-		 */
-		private List<String> name = List.of();
-
-		/**
-		 * What the route does while the store is unavailable; named limits that set their
-		 * own keep theirs.
-		 */
-		private FailurePolicy failurePolicy;
-
-		/**
-		 * Permits each request takes.
-		 */
-		private long permits = 1;
-
-		/**
-		 * Whether the route's own limit only watches: it decides and is counted, but
-		 * never rejects.
-		 */
-		private Boolean shadow;
-
-		/**
-		 * How long a request whose turn comes within it waits for that turn instead of
-		 * being rejected, such as {@code 500ms}; at most 60s.
-		 */
-		private Duration maxWait;
+	public static class Config extends RouteLimitSettings {
 
 		/**
 		 * Name of a {@code Function<ServerRequest, String>} bean that gives each request
@@ -148,78 +99,6 @@ public abstract class LimiterFilterFunctions {
 		private Function<ServerRequest, String> key;
 
 		private Function<ServerRequest, String> plan;
-
-		public Long getThreshold() {
-			return this.threshold;
-		}
-
-		public void setThreshold(Long threshold) {
-			this.threshold = threshold;
-		}
-
-		public Duration getPeriod() {
-			return this.period;
-		}
-
-		public void setPeriod(Duration period) {
-			this.period = period;
-		}
-
-		public Algorithm getAlgorithm() {
-			return this.algorithm;
-		}
-
-		public void setAlgorithm(Algorithm algorithm) {
-			this.algorithm = algorithm;
-		}
-
-		public Integer getSlices() {
-			return this.slices;
-		}
-
-		public void setSlices(Integer slices) {
-			this.slices = slices;
-		}
-
-		public List<String> getName() {
-			return this.name;
-		}
-
-		public void setName(List<String> name) {
-			this.name = (name != null) ? name : List.of();
-		}
-
-		public FailurePolicy getFailurePolicy() {
-			return this.failurePolicy;
-		}
-
-		public void setFailurePolicy(FailurePolicy failurePolicy) {
-			this.failurePolicy = failurePolicy;
-		}
-
-		public long getPermits() {
-			return this.permits;
-		}
-
-		public void setPermits(long permits) {
-			this.permits = permits;
-		}
-
-		public Duration getMaxWait() {
-			return this.maxWait;
-		}
-
-		public void setMaxWait(Duration maxWait) {
-			this.maxWait = maxWait;
-		}
-
-		public Boolean getShadow() {
-			return this.shadow;
-		}
-
-		public void setShadow(Boolean shadow) {
-			this.shadow = shadow;
-		}
 
 		public String getKeyResolver() {
 			return this.keyResolver;

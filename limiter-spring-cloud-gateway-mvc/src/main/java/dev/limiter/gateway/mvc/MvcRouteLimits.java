@@ -135,10 +135,7 @@ final class MvcRouteLimits implements SmartInitializingSingleton {
 	}
 
 	private Route route(String routeId, Config config) {
-		RouteArguments arguments = new RouteArguments(config.getThreshold(), config.getPeriod(), config.getAlgorithm(),
-				config.getSlices(), config.getName(), config.getFailurePolicy(), config.getPermits(),
-				config.getShadow(), config.getMaxWait(), Spelling.FILTER);
-		AnnotatedOperation operation = this.calls.register(routeId, arguments);
+		AnnotatedOperation operation = this.calls.register(routeId, RouteArguments.of(config, Spelling.FILTER));
 		return new Route(operation, resolver(routeId, "key-resolver", config.key(), config.getKeyResolver()),
 				resolver(routeId, "plan-resolver", config.plan(), config.getPlanResolver()));
 	}
