@@ -232,20 +232,17 @@ public final class CallPipeline {
 	// Decide
 
 	/**
-	 * Decide a call on the calling thread: a rejection the limiter knows, else the
-	 * enforced limits (a rejection due within {@code maxWait} waited out once and asked
-	 * again), then, once admitted, the shadow limits. A rejection is an admission that is
-	 * not admitted, never an exception.
+	 * Decide a call on the calling thread: the enforced limits (a rejection due within
+	 * {@code maxWait} waited out once and asked again), then, once admitted, the shadow
+	 * limits. A rejection is an admission that is not admitted, never an exception. The
+	 * store's rejection cache answers a caller it remembers inside the store's chain, on
+	 * this thread, so the blocking path does not ask it first.
 	 * @param prepared the call
 	 * @return the admission
 	 * @throws InterruptedException if the thread is interrupted while it waits for its
 	 * turn
 	 */
 	Admission decide(PreparedCall prepared) throws InterruptedException {
-		Admission cached = cachedRejection(prepared);
-		if (cached != null) {
-			return cached;
-		}
 		AnnotatedOperation operation = prepared.operation();
 		Decision decision = null;
 		if (!operation.getEnforcedLimits().isEmpty()) {
