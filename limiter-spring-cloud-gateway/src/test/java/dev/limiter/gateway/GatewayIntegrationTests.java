@@ -272,6 +272,12 @@ class GatewayIntegrationTests {
 			.isThrownBy(() -> gateway(route(0, "half", "http://127.0.0.1:1", "/half/**", "limiter.threshold=100")))
 			.withMessage("route 'half': limiter.threshold and limiter.period go together, but only limiter.threshold "
 					+ "is given. Give both, such as limiter.threshold: 10 and limiter.period: 1m.");
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> gateway(route(0, "patient", "http://127.0.0.1:1", "/patient/**", "limiter.threshold=1",
+					"limiter.period=1m", "limiter.max-wait=5m")))
+			.withMessage("route 'patient': limiter.max-wait is 300000ms, not a duration between 0 and 60s. Set it to "
+					+ "how long a request may wait for its turn, such as limiter.max-wait: 500ms, or remove it to "
+					+ "reject at once.");
 	}
 
 	@Test

@@ -274,6 +274,16 @@ class GatewayMvcIntegrationTests {
 					() -> gateway(route(0, "keyless", "/keyless/**", "threshold=1", "period=1m", "key-resolver=nobody"))
 						.close())
 			.withMessageStartingWith("route 'keyless': key-resolver 'nobody' names no bean");
+		// A wait longer than any request should hold a thread, and one that is no
+		// duration.
+		assertThatIllegalArgumentException().isThrownBy(
+				() -> gateway(route(0, "patient", "/patient/**", "threshold=1", "period=1m", "max-wait=5m")).close())
+			.withMessage("route 'patient': max-wait is 300000ms, not a duration between 0 and 60s. Set it to how long "
+					+ "a request may wait for its turn, such as max-wait: 500ms, or remove it to reject at once.");
+		assertThatExceptionOfType(BeanCreationException.class)
+			.isThrownBy(
+					() -> gateway(route(0, "eager", "/eager/**", "threshold=1", "period=1m", "max-wait=soon")).close())
+			.withMessageContaining("Failed to bind properties under 'max-wait' to java.time.Duration");
 	}
 
 	private static List<Integer> statuses(String path, String user, String plan, int calls) throws Exception {
