@@ -25,20 +25,17 @@ class PublicApiTests {
 	}
 
 	@Test
-	void theEngineKeepsAtMostSixteenApiTypes() {
-		// Sixteen since the rejection cache left RateLimiter for a side interface of its
-		// own (RejectionCache), which the store's decorators share.
-		assertThat(PublicApi.apiTypes(PublicApi.listing(Path.of("target/classes")))).isLessThanOrEqualTo(16);
+	void theEngineKeepsAtMostSeventeenApiTypes() {
+		// Seventeen since the rejection cache left RateLimiter for a side interface of
+		// its
+		// own (RejectionCache), and the stores became facades over their engines
+		// (ForwardingRateLimiter), which the store's decorators share.
+		assertThat(PublicApi.apiTypes(PublicApi.listing(Path.of("target/classes")))).isLessThanOrEqualTo(17);
 	}
 
 	@Test
-	void onlyTheStoresStillExtendAnInternalType() {
-		// The stores and decorators extend internal.AbstractRateLimiter, which checks a
-		// call once for the whole chain; composition instead is still to come. No other
-		// API type may lean on an internal one.
-		assertThat(PublicApi.apiTypesOnInternalTypes(PublicApi.listing(Path.of("target/classes"))))
-			.allSatisfy((line) -> assertThat(line).contains(" extends dev.limiter.internal.AbstractRateLimiter"))
-			.hasSize(4);
+	void noApiTypeExtendsOrImplementsAnInternalType() {
+		assertThat(PublicApi.apiTypesOnInternalTypes(PublicApi.listing(Path.of("target/classes")))).isEmpty();
 	}
 
 }

@@ -252,14 +252,14 @@ public abstract class AbstractRateLimiter implements RateLimiter {
 
 	/**
 	 * Pass a checked call to another limiter, checking it again only when that limiter is
-	 * not an {@code AbstractRateLimiter}.
+	 * neither an {@code AbstractRateLimiter} nor one of Limiter's facades over one.
 	 * @param delegate the limiter
 	 * @param call the call
 	 * @return the decision
 	 */
 	protected static Decision acquire(RateLimiter delegate, CheckedCall call) {
-		return (delegate instanceof AbstractRateLimiter checked) ? checked.acquire(call)
-				: delegate.acquire(call.key(), call.permits(), call.limits());
+		AbstractRateLimiter engine = Engines.of(delegate);
+		return (engine != null) ? engine.acquire(call) : delegate.acquire(call.key(), call.permits(), call.limits());
 	}
 
 	/**
@@ -269,8 +269,9 @@ public abstract class AbstractRateLimiter implements RateLimiter {
 	 * @return the decision to come
 	 */
 	protected static CompletableFuture<Decision> acquireAsync(RateLimiter delegate, CheckedCall call) {
-		if (delegate instanceof AbstractRateLimiter checked) {
-			return checked.acquireAsync(call);
+		AbstractRateLimiter engine = Engines.of(delegate);
+		if (engine != null) {
+			return engine.acquireAsync(call);
 		}
 		try {
 			return delegate.acquireAsync(call.key(), call.permits(), call.limits());

@@ -3,20 +3,16 @@ package dev.limiter.redis;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.atomic.AtomicLong;
 
 import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.core.RedisOperations;
 import org.springframework.data.redis.core.script.RedisScript;
 
-import dev.limiter.Decision;
+import dev.limiter.ForwardingRateLimiter;
 import dev.limiter.Limit;
-import dev.limiter.Usage;
-import dev.limiter.internal.AbstractRateLimiter;
-import dev.limiter.internal.Decisions;
+import dev.limiter.RateLimiter;
+import dev.limiter.internal.Engines;
 
 /**
  * A {@link dev.limiter.RateLimiter} that keeps the state of every limit of a key in Redis
@@ -35,31 +31,19 @@ import dev.limiter.internal.Decisions;
  * {@code NOSCRIPT} (after a restart, failover or {@code SCRIPT FLUSH}); other factories
  * run it through Spring Data Redis the same way.
  */
-public final class RedisRateLimiter extends AbstractRateLimiter implements AutoCloseable {
+public final class RedisRateLimiter extends ForwardingRateLimiter implements AutoCloseable {
 
 	/** The key prefix used when none is configured. */
 	public static final String DEFAULT_KEY_PREFIX = "limiter:";
 
-	private final RedisScriptExecutor executor;
+	static {
+		Engines.register(RedisRateLimiter.class, (limiter) -> limiter.engine);
+	}
 
-	private final String keyPrefix;
+	private final RedisEngine engine;
 
-	private final Clock clock;
-
-	private final boolean countRejected;
-
-	private final String tokenPrefix;
-
-	private final AtomicLong sequence = new AtomicLong();
-
-	private RedisRateLimiter(Builder builder) {
-		this.executor = builder.executor;
-		this.keyPrefix = builder.keyPrefix;
-		this.clock = builder.clock;
-		this.countRejected = builder.countRejected;
-		// Members must be unique across instances and calls: a random instance part and a
-		// counter, never a timestamp that two calls can share.
-		this.tokenPrefix = Long.toString(ThreadLocalRandom.current().nextLong() >>> 16, 36) + "-";
+	private RedisRateLimiter(RedisEngine engine) {
+		this.engine = engine;
 	}
 
 	/**
@@ -116,74 +100,8 @@ public final class RedisRateLimiter extends AbstractRateLimiter implements AutoC
 	}
 
 	@Override
-	protected Decision doAcquire(String key, long permits, List<Limit> limits) {
-		String member = member();
-		List<Long> reply = this.executor.execute(LimitScript.acquireScript(limits, this.countRejected),
-				LimitScript.keys(this.keyPrefix, key, limits), acquireArgs(permits, member, limits));
-		return Decisions.granting(LimitScript.read(reply, limits), key, permits, limits, member);
-	}
-
-	@Override
-	protected CompletableFuture<Decision> doAcquireAsync(String key, long permits, List<Limit> limits) {
-		String member = member();
-		return this.executor
-			.executeAsync(LimitScript.acquireScript(limits, this.countRejected),
-					LimitScript.keys(this.keyPrefix, key, limits), acquireArgs(permits, member, limits))
-			.thenApply((reply) -> Decisions.granting(LimitScript.read(reply, limits), key, permits, limits, member));
-	}
-
-	@Override
-	protected List<Usage> doUsage(String key, List<Limit> limits) {
-		List<Long> reply = this.executor.execute(LimitScript.script(limits),
-				LimitScript.keys(this.keyPrefix, key, limits), LimitScript.usageArgs(now(), limits));
-		return LimitScript.readUsage(reply, limits);
-	}
-
-	@Override
-	protected void doReset(String key, List<Limit> limits) {
-		this.executor.execute(LimitScript.script(limits), LimitScript.keys(this.keyPrefix, key, limits),
-				LimitScript.forgetArgs(now(), limits));
-	}
-
-	@Override
-	protected Decision doCharge(Decision decision, Decision.Grant grant, long permits) {
-		List<Long> reply = this.executor.execute(LimitScript.script(grant.limits()),
-				LimitScript.keys(this.keyPrefix, grant.key(), grant.limits()),
-				LimitScript.chargeArgs(now(), grant, permits));
-		return Decisions.charged(LimitScript.read(reply, grant.limits()), decision);
-	}
-
-	@Override
-	protected CompletableFuture<Decision> doChargeAsync(Decision decision, Decision.Grant grant, long permits) {
-		return this.executor
-			.executeAsync(LimitScript.script(grant.limits()),
-					LimitScript.keys(this.keyPrefix, grant.key(), grant.limits()),
-					LimitScript.chargeArgs(now(), grant, permits))
-			.thenApply((reply) -> Decisions.charged(LimitScript.read(reply, grant.limits()), decision));
-	}
-
-	@Override
-	protected void doMoveToNow(Decision.Grant grant) {
-		this.executor.execute(LimitScript.script(grant.limits()),
-				LimitScript.keys(this.keyPrefix, grant.key(), grant.limits()), LimitScript.moveArgs(now(), grant));
-	}
-
-	@Override
-	protected void doRelease(Decision.Grant grant) {
-		this.executor.execute(LimitScript.script(grant.limits()),
-				LimitScript.keys(this.keyPrefix, grant.key(), grant.limits()), LimitScript.releaseArgs(now(), grant));
-	}
-
-	private byte[][] acquireArgs(long permits, String member, List<Limit> limits) {
-		return LimitScript.acquireArgs(permits, now(), this.countRejected, member, limits);
-	}
-
-	private String member() {
-		return this.tokenPrefix + Long.toString(this.sequence.incrementAndGet(), 36);
-	}
-
-	private long now() {
-		return (this.clock != null) ? epochMicros(this.clock) : -1;
+	protected RateLimiter delegate() {
+		return this.engine;
 	}
 
 	/**
@@ -192,7 +110,7 @@ public final class RedisRateLimiter extends AbstractRateLimiter implements AutoC
 	 */
 	@Override
 	public void close() {
-		this.executor.close();
+		this.engine.close();
 	}
 
 	/**
@@ -254,7 +172,7 @@ public final class RedisRateLimiter extends AbstractRateLimiter implements AutoC
 		 * @return the limiter
 		 */
 		public RedisRateLimiter build() {
-			return new RedisRateLimiter(this);
+			return new RedisRateLimiter(new RedisEngine(this.executor, this.keyPrefix, this.clock, this.countRejected));
 		}
 
 	}

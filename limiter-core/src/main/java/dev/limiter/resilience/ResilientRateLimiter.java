@@ -1,23 +1,18 @@
 package dev.limiter.resilience;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
-import java.util.function.Supplier;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import dev.limiter.Decision;
 import dev.limiter.FailurePolicy;
+import dev.limiter.ForwardingRateLimiter;
 import dev.limiter.Limit;
 import dev.limiter.RateLimiter;
-import dev.limiter.Usage;
 import dev.limiter.cache.RejectionCache;
-import dev.limiter.internal.AbstractRateLimiter;
-import dev.limiter.internal.Decisions;
+import dev.limiter.internal.Engines;
 import dev.limiter.internal.resilience.CircuitBreaker;
 import dev.limiter.memory.InMemoryRateLimiter;
 
@@ -34,9 +29,13 @@ import dev.limiter.memory.InMemoryRateLimiter;
  * {@link dev.limiter.internal.redis.LimiterConnectionFactories}); the breaker then stops
  * paying it on every call while the store is down.
  */
-public final class ResilientRateLimiter extends AbstractRateLimiter implements RejectionCache {
+public final class ResilientRateLimiter extends ForwardingRateLimiter implements RejectionCache {
 
 	private static final Logger logger = LoggerFactory.getLogger(ResilientRateLimiter.class);
+
+	static {
+		Engines.register(ResilientRateLimiter.class, (limiter) -> limiter.engine);
+	}
 
 	/**
 	 * The state of the breaker in front of the store.
@@ -70,18 +69,7 @@ public final class ResilientRateLimiter extends AbstractRateLimiter implements R
 
 	}
 
-	private final RateLimiter store;
-
-	// The store's rejection cache, when it has one, passed on.
-	private final RejectionCache cache;
-
-	private final FailurePolicy defaultPolicy;
-
-	private final RateLimiter local;
-
-	private final CircuitBreaker breaker;
-
-	private final DegradedListener listener;
+	private final ResilientEngine engine;
 
 	/**
 	 * Create a limiter whose breaker logs each outage once.
@@ -99,16 +87,7 @@ public final class ResilientRateLimiter extends AbstractRateLimiter implements R
 
 	ResilientRateLimiter(RateLimiter store, FailurePolicy defaultPolicy, RateLimiter local, CircuitBreaker breaker,
 			DegradedListener listener) {
-		if (store == null || defaultPolicy == null || local == null || breaker == null) {
-			throw new IllegalArgumentException("store, defaultPolicy, local and breaker must not be null");
-		}
-		this.store = store;
-		this.cache = (store instanceof RejectionCache rejections) ? rejections : null;
-		this.defaultPolicy = defaultPolicy;
-		this.local = local;
-		this.breaker = breaker;
-		this.listener = (listener != null) ? listener : (decision, policy) -> {
-		};
+		this.engine = new ResilientEngine(store, defaultPolicy, local, breaker, listener);
 	}
 
 	/**
@@ -151,7 +130,7 @@ public final class ResilientRateLimiter extends AbstractRateLimiter implements R
 	 * @return the state
 	 */
 	public BreakerState breakerState() {
-		return BreakerState.valueOf(this.breaker.state().name());
+		return this.engine.breakerState();
 	}
 
 	/**
@@ -160,7 +139,7 @@ public final class ResilientRateLimiter extends AbstractRateLimiter implements R
 	 * @return the failure, or {@code null} when the store answered the latest call
 	 */
 	public Throwable lastFailure() {
-		return this.breaker.lastFailure();
+		return this.engine.lastFailure();
 	}
 
 	/**
@@ -168,18 +147,12 @@ public final class ResilientRateLimiter extends AbstractRateLimiter implements R
 	 * @return the time left open; zero when not open
 	 */
 	public Duration breakerRemainingOpen() {
-		return this.breaker.remainingOpen();
+		return this.engine.breakerRemainingOpen();
 	}
 
 	@Override
-	protected Decision doAcquire(String key, long permits, List<Limit> limits) {
-		return viaStore(() -> acquire(this.store, checked(key, permits, limits)), () -> fallback(key, permits, limits));
-	}
-
-	@Override
-	protected CompletableFuture<Decision> doAcquireAsync(String key, long permits, List<Limit> limits) {
-		return viaStoreAsync(() -> acquireAsync(this.store, checked(key, permits, limits)),
-				() -> fallback(key, permits, limits));
+	protected RateLimiter delegate() {
+		return this.engine;
 	}
 
 	/**
@@ -188,184 +161,12 @@ public final class ResilientRateLimiter extends AbstractRateLimiter implements R
 	 */
 	@Override
 	public Decision cachedRejection(String key, long permits, List<Limit> limits) {
-		if (this.breaker.state() != CircuitBreaker.State.CLOSED) {
-			return null;
-		}
-		Decision known = (this.cache != null) ? this.cache.cachedRejection(key, permits, limits) : null;
-		if (known != null) {
-			this.breaker.onSuccess();
-		}
-		return known;
-	}
-
-	/**
-	 * Give back a decision's permits to the store; a store that cannot answer keeps them,
-	 * which only makes the limit stricter until they leave its window.
-	 */
-	@Override
-	public boolean release(Decision decision) {
-		if (decision == null || decision.isDegraded()) {
-			return false;
-		}
-		return viaStore(() -> this.store.release(decision), () -> false);
-	}
-
-	/**
-	 * Charge a decision where it was taken: in the store, or in memory for a decision of
-	 * the {@link FailurePolicy#LOCAL} policy. A store that cannot take the charge loses
-	 * it (the reservation stands), as a refund is lost: a charge never fails the call
-	 * that it settles.
-	 */
-	@Override
-	public Decision charge(Decision decision, long permits) {
-		chargeable(decision, permits);
-		if (decision.isDegraded()) {
-			return (decision.policy() == FailurePolicy.LOCAL) ? this.local.charge(decision, permits) : decision;
-		}
-		return viaStore(() -> this.store.charge(decision, permits), () -> decision);
-	}
-
-	@Override
-	public CompletableFuture<Decision> chargeAsync(Decision decision, long permits) {
-		chargeable(decision, permits);
-		if (decision.isDegraded()) {
-			return CompletableFuture.completedFuture(charge(decision, permits));
-		}
-		return viaStoreAsync(() -> this.store.chargeAsync(decision, permits), () -> decision);
-	}
-
-	/**
-	 * Move a decision's permits to now where it was taken: in the store, or in memory for
-	 * a decision of the {@link FailurePolicy#LOCAL} policy; a store that cannot answer
-	 * leaves them where they were.
-	 */
-	@Override
-	public boolean moveToNow(Decision decision) {
-		if (decision == null) {
-			return false;
-		}
-		if (decision.isDegraded()) {
-			return decision.policy() == FailurePolicy.LOCAL && this.local.moveToNow(decision);
-		}
-		return viaStore(() -> this.store.moveToNow(decision), () -> false);
-	}
-
-	/**
-	 * Ask the store through the breaker, the one place of its bookkeeping: an answer
-	 * closes it, a failure counts towards opening it and is answered by
-	 * {@code otherwise}, as is every call while it is open. An invalid argument is the
-	 * caller's mistake, not an outage of the store: it is thrown as it is and the breaker
-	 * is not told.
-	 */
-	private <T> T viaStore(Supplier<T> call, Supplier<T> otherwise) {
-		if (!this.breaker.tryAcquire()) {
-			return otherwise.get();
-		}
-		T answer;
-		try {
-			answer = call.get();
-		}
-		catch (IllegalArgumentException ex) {
-			throw ex;
-		}
-		catch (RuntimeException ex) {
-			this.breaker.onFailure(ex);
-			return otherwise.get();
-		}
-		this.breaker.onSuccess();
-		return answer;
-	}
-
-	/**
-	 * Ask the store through the breaker without blocking, with the same bookkeeping as
-	 * {@link #viaStore}; an invalid argument completes the future with it.
-	 */
-	private <T> CompletableFuture<T> viaStoreAsync(Supplier<CompletableFuture<T>> call, Supplier<T> otherwise) {
-		if (!this.breaker.tryAcquire()) {
-			return CompletableFuture.completedFuture(otherwise.get());
-		}
-		CompletableFuture<T> answer;
-		try {
-			answer = call.get();
-		}
-		catch (RuntimeException ex) {
-			answer = CompletableFuture.failedFuture(ex);
-		}
-		return answer.handle((value, failure) -> {
-			if (failure == null) {
-				this.breaker.onSuccess();
-				return value;
-			}
-			Throwable cause = (failure instanceof CompletionException && failure.getCause() != null)
-					? failure.getCause() : failure;
-			if (cause instanceof IllegalArgumentException illegal) {
-				throw illegal;
-			}
-			this.breaker.onFailure(cause);
-			return otherwise.get();
-		});
-	}
-
-	@Override
-	protected List<Usage> doUsage(String key, List<Limit> limits) {
-		return this.store.usage(key, limits);
+		return this.engine.cachedRejection(key, permits, limits);
 	}
 
 	@Override
 	public void forgetCachedRejections(String key) {
-		if (this.cache != null) {
-			this.cache.forgetCachedRejections(key);
-		}
-	}
-
-	@Override
-	protected void doReset(String key, List<Limit> limits) {
-		this.store.reset(key, limits);
-		this.local.reset(key, limits);
-	}
-
-	private Decision fallback(String key, long permits, List<Limit> limits) {
-		List<Limit> locals = null;
-		for (Limit limit : limits) {
-			FailurePolicy policy = policy(limit);
-			if (policy == FailurePolicy.FAIL_CLOSED) {
-				// Whoever chose fail-closed prefers refusing calls to admitting unlimited
-				// ones.
-				Duration wait = this.breaker.remainingOpen();
-				wait = wait.isZero() ? Duration.ofSeconds(1) : wait;
-				return degraded(Decision.rejected(limit, 0, wait, wait, nowMicros()), policy);
-			}
-			if (policy == FailurePolicy.LOCAL) {
-				locals = (locals != null) ? locals : new ArrayList<>(limits.size());
-				locals.add(limit.withThreshold(limit.localThreshold()).withLocalThreshold(0).withFailurePolicy(null));
-			}
-		}
-		if (locals != null) {
-			long smallest = locals.stream().mapToLong(Limit::threshold).min().getAsLong();
-			if (permits > smallest) {
-				Limit limit = locals.get(0);
-				return degraded(Decision.rejected(limit, smallest, limit.period(), limit.period(), nowMicros()),
-						FailurePolicy.LOCAL);
-			}
-			return degraded(this.local.acquire(key, permits, locals), FailurePolicy.LOCAL);
-		}
-		// Fail open: an outage of the store must not take the application down with it.
-		Limit limit = limits.get(0);
-		return degraded(Decision.failedOpen(limit, nowMicros()), FailurePolicy.FAIL_OPEN);
-	}
-
-	private Decision degraded(Decision decision, FailurePolicy policy) {
-		Decision degraded = Decisions.decidedBy(decision, policy);
-		this.listener.degraded(degraded, policy);
-		return degraded;
-	}
-
-	private FailurePolicy policy(Limit limit) {
-		return (limit.failurePolicy() != null) ? limit.failurePolicy() : this.defaultPolicy;
-	}
-
-	private static long nowMicros() {
-		return System.currentTimeMillis() * 1_000;
+		this.engine.forgetCachedRejections(key);
 	}
 
 }

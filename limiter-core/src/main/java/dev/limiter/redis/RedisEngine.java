@@ -1,0 +1,119 @@
+package dev.limiter.redis;
+
+import java.time.Clock;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicLong;
+
+import dev.limiter.Decision;
+import dev.limiter.Limit;
+import dev.limiter.Usage;
+import dev.limiter.internal.AbstractRateLimiter;
+import dev.limiter.internal.Decisions;
+
+/**
+ * The engine of {@link RedisRateLimiter}: every limit of a key in Redis, decided by one
+ * script call through a {@link RedisScriptExecutor}.
+ */
+final class RedisEngine extends AbstractRateLimiter implements AutoCloseable {
+
+	private final RedisScriptExecutor executor;
+
+	private final String keyPrefix;
+
+	private final Clock clock;
+
+	private final boolean countRejected;
+
+	private final String tokenPrefix;
+
+	private final AtomicLong sequence = new AtomicLong();
+
+	RedisEngine(RedisScriptExecutor executor, String keyPrefix, Clock clock, boolean countRejected) {
+		this.executor = executor;
+		this.keyPrefix = keyPrefix;
+		this.clock = clock;
+		this.countRejected = countRejected;
+		// Members must be unique across instances and calls: a random instance part and a
+		// counter, never a timestamp that two calls can share.
+		this.tokenPrefix = Long.toString(ThreadLocalRandom.current().nextLong() >>> 16, 36) + "-";
+	}
+
+	@Override
+	protected Decision doAcquire(String key, long permits, List<Limit> limits) {
+		String member = member();
+		List<Long> reply = this.executor.execute(LimitScript.acquireScript(limits, this.countRejected),
+				LimitScript.keys(this.keyPrefix, key, limits), acquireArgs(permits, member, limits));
+		return Decisions.granting(LimitScript.read(reply, limits), key, permits, limits, member);
+	}
+
+	@Override
+	protected CompletableFuture<Decision> doAcquireAsync(String key, long permits, List<Limit> limits) {
+		String member = member();
+		return this.executor
+			.executeAsync(LimitScript.acquireScript(limits, this.countRejected),
+					LimitScript.keys(this.keyPrefix, key, limits), acquireArgs(permits, member, limits))
+			.thenApply((reply) -> Decisions.granting(LimitScript.read(reply, limits), key, permits, limits, member));
+	}
+
+	@Override
+	protected List<Usage> doUsage(String key, List<Limit> limits) {
+		List<Long> reply = this.executor.execute(LimitScript.script(limits),
+				LimitScript.keys(this.keyPrefix, key, limits), LimitScript.usageArgs(now(), limits));
+		return LimitScript.readUsage(reply, limits);
+	}
+
+	@Override
+	protected void doReset(String key, List<Limit> limits) {
+		this.executor.execute(LimitScript.script(limits), LimitScript.keys(this.keyPrefix, key, limits),
+				LimitScript.forgetArgs(now(), limits));
+	}
+
+	@Override
+	protected Decision doCharge(Decision decision, Decision.Grant grant, long permits) {
+		List<Long> reply = this.executor.execute(LimitScript.script(grant.limits()),
+				LimitScript.keys(this.keyPrefix, grant.key(), grant.limits()),
+				LimitScript.chargeArgs(now(), grant, permits));
+		return Decisions.charged(LimitScript.read(reply, grant.limits()), decision);
+	}
+
+	@Override
+	protected CompletableFuture<Decision> doChargeAsync(Decision decision, Decision.Grant grant, long permits) {
+		return this.executor
+			.executeAsync(LimitScript.script(grant.limits()),
+					LimitScript.keys(this.keyPrefix, grant.key(), grant.limits()),
+					LimitScript.chargeArgs(now(), grant, permits))
+			.thenApply((reply) -> Decisions.charged(LimitScript.read(reply, grant.limits()), decision));
+	}
+
+	@Override
+	protected void doMoveToNow(Decision.Grant grant) {
+		this.executor.execute(LimitScript.script(grant.limits()),
+				LimitScript.keys(this.keyPrefix, grant.key(), grant.limits()), LimitScript.moveArgs(now(), grant));
+	}
+
+	@Override
+	protected void doRelease(Decision.Grant grant) {
+		this.executor.execute(LimitScript.script(grant.limits()),
+				LimitScript.keys(this.keyPrefix, grant.key(), grant.limits()), LimitScript.releaseArgs(now(), grant));
+	}
+
+	private byte[][] acquireArgs(long permits, String member, List<Limit> limits) {
+		return LimitScript.acquireArgs(permits, now(), this.countRejected, member, limits);
+	}
+
+	private String member() {
+		return this.tokenPrefix + Long.toString(this.sequence.incrementAndGet(), 36);
+	}
+
+	private long now() {
+		return (this.clock != null) ? epochMicros(this.clock) : -1;
+	}
+
+	@Override
+	public void close() {
+		this.executor.close();
+	}
+
+}
