@@ -260,6 +260,7 @@ class GatewayIntegrationTests {
 						.withFailurePolicy(FailurePolicy.FAIL_CLOSED));
 			assertThat(route.getLimits()).extracting(Limit::failurePolicy).containsOnly(FailurePolicy.FAIL_CLOSED);
 			assertThat(route.forPlan("pro").getLimits()).extracting(Limit::threshold).containsExactly(10_000L, 10L);
+			assertThat(route.getMaxWait()).isEqualTo(Duration.ofMillis(500));
 		}
 	}
 

@@ -238,6 +238,7 @@ class GatewayMvcIntegrationTests {
 						.withAlgorithm(Algorithm.TOKEN_BUCKET)
 						.withFailurePolicy(FailurePolicy.FAIL_CLOSED));
 			assertThat(route.forPlan("pro").getLimits()).extracting(Limit::threshold).containsExactly(10_000L, 10L);
+			assertThat(route.getMaxWait()).isEqualTo(Duration.ofMillis(500));
 		}
 	}
 
