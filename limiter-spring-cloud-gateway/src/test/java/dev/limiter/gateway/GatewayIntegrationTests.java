@@ -39,6 +39,9 @@ import org.springframework.cloud.gateway.filter.factory.RequestRateLimiterGatewa
 import org.springframework.cloud.gateway.filter.ratelimit.KeyResolver;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
+import org.springframework.web.server.ServerWebExchange;
+import org.springframework.web.server.WebFilter;
+import org.springframework.web.server.WebFilterChain;
 
 import dev.limiter.Algorithm;
 import dev.limiter.FailurePolicy;
@@ -165,6 +168,35 @@ class GatewayIntegrationTests {
 		assertThat(route.getLimits()).extracting((limit) -> limit.name()).containsExactly("per-user-hour", "orders");
 		List<Usage> usage = first.getBean(RateLimiter.class).usage(route.key("alice"), route.getLimits());
 		assertThat(usage).extracting(Usage::used).containsExactly(7L, 7L);
+	}
+
+	@Test
+	@Order(2)
+	void aRememberedRejectionIsAnsweredOnTheServersThreadWithoutTheStore() throws Exception {
+		// alice used the route's hourly quota above: this gateway's rejection cache
+		// remembers her.
+		long scripts = scriptCalls();
+		CommitThreads commits = first.getBean(CommitThreads.class);
+		commits.threads.clear();
+		HttpResponse<String> rejected = http.send(get(first, "/orders/remembered", "alice"),
+				HttpResponse.BodyHandlers.ofString());
+		assertThat(rejected.statusCode()).isEqualTo(429);
+		assertThat(rejected.body()).contains("\"limit\":\"per-user-hour\"");
+		assertThat(scriptCalls()).as("no script call for a remembered rejection").isEqualTo(scripts);
+		// Answered where the request was read, the server's event loop, with BlockHound
+		// watching that thread: no hop to Reactor's parallel threads.
+		assertThat(commits.threads).singleElement().asString().startsWith("reactor-http-");
+	}
+
+	private static long scriptCalls() {
+		String stats = String.valueOf(redis.command("INFO", "commandstats"));
+		long calls = 0;
+		for (String line : stats.split("\r?\n")) {
+			if (line.startsWith("cmdstat_evalsha:") || line.startsWith("cmdstat_eval:")) {
+				calls += Long.parseLong(line.replaceAll(".*calls=(\\d+).*", "$1"));
+			}
+		}
+		return calls;
 	}
 
 	@Test
@@ -375,6 +407,11 @@ class GatewayIntegrationTests {
 		}
 
 		@Bean
+		CommitThreads commitThreads() {
+			return new CommitThreads();
+		}
+
+		@Bean
 		PlanResolver planResolver() {
 			return (exchange) -> Mono.justOrEmpty(exchange.getRequest().getHeaders().getFirst("X-Plan"));
 		}
@@ -404,6 +441,22 @@ class GatewayIntegrationTests {
 
 			});
 			return registry;
+		}
+
+	}
+
+	/** Records the thread on which each response is committed. */
+	static class CommitThreads implements WebFilter {
+
+		final List<String> threads = new CopyOnWriteArrayList<>();
+
+		@Override
+		public Mono<Void> filter(ServerWebExchange exchange, WebFilterChain chain) {
+			exchange.getResponse().beforeCommit(() -> {
+				this.threads.add(Thread.currentThread().getName());
+				return Mono.empty();
+			});
+			return chain.filter(exchange);
 		}
 
 	}

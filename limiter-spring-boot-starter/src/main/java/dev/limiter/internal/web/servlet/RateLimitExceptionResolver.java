@@ -19,7 +19,6 @@ import org.springframework.core.Ordered;
 import org.springframework.core.ResolvableType;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpOutputMessage;
-import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
 import org.springframework.http.ProblemDetail;
 import org.springframework.http.ResponseEntity;
@@ -41,7 +40,6 @@ import org.springframework.web.servlet.mvc.method.annotation.ResponseBodyAdvice;
 import dev.limiter.RateLimitExceededException;
 import dev.limiter.RateLimitUnavailableException;
 import dev.limiter.internal.web.ProblemBodies;
-import dev.limiter.internal.web.RateLimitResponses;
 
 /**
  * Writes the response of a rejection straight to the servlet response whenever Spring
