@@ -198,7 +198,7 @@ class ReactiveRateLimitIntegrationTests {
 				.baseUrl("http://localhost:" + remembering.getEnvironment().getProperty("local.server.port"))
 				.build();
 			assertThat(admitted(remembered, "/tiers?user=dan&tier=basic", 3)).isEqualTo(2);
-			long scripts = scriptCalls();
+			long scripts = redis.scriptCalls();
 			CommitThreads commits = remembering.getBean(CommitThreads.class);
 			commits.threads.clear();
 			String body = remembered.get()
@@ -214,23 +214,12 @@ class ReactiveRateLimitIntegrationTests {
 				.returnResult()
 				.getResponseBody();
 			assertThat(body).contains("\"status\":429").contains("\"limit\":\"tiers\"");
-			assertThat(scriptCalls()).as("no script call for a remembered rejection").isEqualTo(scripts);
+			assertThat(redis.scriptCalls()).as("no script call for a remembered rejection").isEqualTo(scripts);
 			// Answered where the request was read: the server's event loop, as a
 			// handler's
 			// own error is, with BlockHound watching that thread.
 			assertThat(commits.threads).singleElement().asString().startsWith("reactor-http-");
 		}
-	}
-
-	private static long scriptCalls() {
-		String stats = String.valueOf(redis.command("INFO", "commandstats"));
-		long calls = 0;
-		for (String line : stats.split("\r?\n")) {
-			if (line.startsWith("cmdstat_evalsha:") || line.startsWith("cmdstat_eval:")) {
-				calls += Long.parseLong(line.replaceAll(".*calls=(\\d+).*", "$1"));
-			}
-		}
-		return calls;
 	}
 
 	@Test

@@ -175,28 +175,17 @@ class GatewayIntegrationTests {
 	void aRememberedRejectionIsAnsweredOnTheServersThreadWithoutTheStore() throws Exception {
 		// alice used the route's hourly quota above: this gateway's rejection cache
 		// remembers her.
-		long scripts = scriptCalls();
+		long scripts = redis.scriptCalls();
 		CommitThreads commits = first.getBean(CommitThreads.class);
 		commits.threads.clear();
 		HttpResponse<String> rejected = http.send(get(first, "/orders/remembered", "alice"),
 				HttpResponse.BodyHandlers.ofString());
 		assertThat(rejected.statusCode()).isEqualTo(429);
 		assertThat(rejected.body()).contains("\"limit\":\"per-user-hour\"");
-		assertThat(scriptCalls()).as("no script call for a remembered rejection").isEqualTo(scripts);
+		assertThat(redis.scriptCalls()).as("no script call for a remembered rejection").isEqualTo(scripts);
 		// Answered where the request was read, the server's event loop, with BlockHound
 		// watching that thread: no hop to Reactor's parallel threads.
 		assertThat(commits.threads).singleElement().asString().startsWith("reactor-http-");
-	}
-
-	private static long scriptCalls() {
-		String stats = String.valueOf(redis.command("INFO", "commandstats"));
-		long calls = 0;
-		for (String line : stats.split("\r?\n")) {
-			if (line.startsWith("cmdstat_evalsha:") || line.startsWith("cmdstat_eval:")) {
-				calls += Long.parseLong(line.replaceAll(".*calls=(\\d+).*", "$1"));
-			}
-		}
-		return calls;
 	}
 
 	@Test

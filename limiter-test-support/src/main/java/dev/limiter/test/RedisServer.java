@@ -153,6 +153,22 @@ public class RedisServer implements AutoCloseable {
 	}
 
 	/**
+	 * Return how many scripts the server has run so far ({@code EVAL} and
+	 * {@code EVALSHA}, from {@code INFO commandstats}), to count a path's script calls.
+	 * @return the script calls
+	 */
+	public long scriptCalls() {
+		String stats = String.valueOf(command("INFO", "commandstats"));
+		long calls = 0;
+		for (String line : stats.split("\r?\n")) {
+			if (line.startsWith("cmdstat_evalsha:") || line.startsWith("cmdstat_eval:")) {
+				calls += Long.parseLong(line.replaceAll(".*calls=(\\d+).*", "$1"));
+			}
+		}
+		return calls;
+	}
+
+	/**
 	 * Remove every key and every cached script.
 	 */
 	public void flushAll() {
