@@ -32,7 +32,15 @@ public enum Algorithm {
 	 * the epoch: never more than N permits in one window, and all of them again at its
 	 * end. One number per key.
 	 */
-	CALENDAR;
+	CALENDAR,
+
+	/**
+	 * Calls in flight: never more than N calls of a key running at once. A call holds its
+	 * slot until it ends ({@link RateLimiter#finish}); the period is its lease, after
+	 * which a slot whose holder stopped renewing it (an instance that died mid-call)
+	 * frees itself. One entry per call running.
+	 */
+	IN_FLIGHT;
 
 	/**
 	 * Return the name as written in properties, such as {@code sliding-buckets}.

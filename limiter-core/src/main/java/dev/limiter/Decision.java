@@ -226,6 +226,8 @@ public final class Decision {
 
 		private final AtomicBoolean released = new AtomicBoolean();
 
+		private final AtomicBoolean slotsReturned = new AtomicBoolean();
+
 		private Grant(String key, long permits, List<Limit> limits, String member, long atMicros) {
 			this.key = key;
 			this.permits = permits;
@@ -282,6 +284,12 @@ public final class Decision {
 
 		private boolean claimed() {
 			return this.released.get();
+		}
+
+		// The slots of in-flight limits are given back once, by a refund or when the
+		// call ends, whichever comes first.
+		private boolean claimSlots() {
+			return this.slotsReturned.compareAndSet(false, true);
 		}
 
 	}

@@ -31,6 +31,11 @@ public abstract class ForwardingRateLimiter implements RateLimiter {
 	}
 
 	@Override
+	public boolean finish(Decision decision) {
+		return delegate().finish(decision);
+	}
+
+	@Override
 	public Decision charge(Decision decision, long permits) {
 		return delegate().charge(decision, permits);
 	}

@@ -388,6 +388,9 @@ public final class Limit {
 			case CALENDAR -> (this.calendar != null) ? ", calendar in " + this.zone.getId() : ", calendar";
 			default -> ", " + this.algorithm.text();
 		};
+		if (this.algorithm == Algorithm.IN_FLIGHT) {
+			return "'" + this.name + "' (" + this.threshold + " in flight, lease " + periodText() + ")";
+		}
 		return "'" + this.name + "' (" + this.threshold + " per " + periodText() + counted + ")";
 	}
 

@@ -71,6 +71,22 @@ public interface RateLimiter {
 	}
 
 	/**
+	 * Tell the limiter that the call of an admitted decision has ended, however it ended:
+	 * the slots it holds under {@link Algorithm#IN_FLIGHT in-flight} limits are given
+	 * back, once, and their leases no longer renewed; permits under other limits keep
+	 * counting. Every call admitted under an in-flight limit must end so, or its slots
+	 * stay held while this limiter runs.
+	 * <p>
+	 * The default gives nothing back, for limiters that keep no grants.
+	 * @param decision a decision of this limiter
+	 * @return whether slots were given back (not for a rejection, a call already ended or
+	 * refunded, or one without in-flight limits)
+	 */
+	default boolean finish(Decision decision) {
+		return false;
+	}
+
+	/**
 	 * Record {@code permits} more under the limits of an admitted decision, once the
 	 * call's real cost is known (reserve, then settle): all limits or none, and never a
 	 * rejection, even past the threshold; later calls are then rejected until the windows

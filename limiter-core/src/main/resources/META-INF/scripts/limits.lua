@@ -8,7 +8,7 @@
 -- ARGV[1]          what to do: 'a' acquire, 'u' read usage, 'r' release a grant,
 --                  'c' charge a grant more (or less, when the permits are negative),
 --                  'm' move a grant's permits to now (count them from now on),
---                  'x' forget the keys
+--                  'x' forget the keys, 'l' renew the leases of slots in flight
 -- ARGV[2]          permits asked for (or given back)
 -- ARGV[3]          now in microseconds, or -1 to read the Redis server clock
 -- ARGV[4]          1 to record rejected calls too, else 0
@@ -26,6 +26,8 @@
 --               then now_us
 -- Charge returns the reply of an admitted acquire, after the charge
 -- Release, move and forget return {now_us}
+-- Renew takes KEYS[i] with ARGV[3 + 2i] the member of a slot held there and ARGV[4 + 2i]
+--       its lease in microseconds, and returns {slots renewed, now_us}
 local algorithms = {}
 
 --@algorithms
@@ -38,6 +40,22 @@ local token = ARGV[5]
 if mode == 'x' then
   redis.call('DEL', unpack(KEYS))
   return { now }
+end
+
+if mode == 'l' then
+  -- a lease that ended stays ended, whether or not a later call trimmed it: its slot may
+  -- be another call's by now, and a paused instance that wakes up must not take it back
+  local renewed = 0
+  for i = 1, #KEYS do
+    local member, lease = ARGV[3 + 2 * i], tonumber(ARGV[4 + 2 * i])
+    local ends = redis.call('ZSCORE', KEYS[i], member)
+    if ends and tonumber(ends) > now then
+      redis.call('ZADD', KEYS[i], now + lease, member)
+      redis.call('PEXPIRE', KEYS[i], ttl_ms(lease))
+      renewed = renewed + 1
+    end
+  end
+  return { renewed, now }
 end
 
 local limits = {}
@@ -119,6 +137,9 @@ end
 
 if allowed == 1 or count_rejected then
   for _, limit in ipairs(limits) do
+    if allowed == 0 then
+      limit.rejected = true
+    end
     limit.algorithm.record(limit, now, permits, token)
   end
 end

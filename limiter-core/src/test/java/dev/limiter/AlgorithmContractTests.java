@@ -16,6 +16,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
+import dev.limiter.internal.Engines;
 import dev.limiter.test.MutableClock;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -34,7 +35,17 @@ public abstract class AlgorithmContractTests {
 	 * @param countRejected whether rejected calls are recorded
 	 * @return the limiter
 	 */
-	protected abstract RateLimiter limiter(Clock clock, boolean countRejected);
+	protected abstract RateLimiter store(Clock clock, boolean countRejected);
+
+	/**
+	 * Return the engine's limiter on the test's time: leases of calls in flight are
+	 * renewed when a test says so, never by the scheduler on the wall clock.
+	 */
+	private RateLimiter limiter(Clock clock, boolean countRejected) {
+		RateLimiter limiter = store(clock, countRejected);
+		Engines.of(limiter).leases().renewOnlyOnDemand();
+		return limiter;
+	}
 
 	/**
 	 * Create independent limiters over one store with the store's own clock.
@@ -167,10 +178,20 @@ public abstract class AlgorithmContractTests {
 		}
 		if (!decision.isAllowed()) {
 			long retry = decision.retryAfter().toNanos() / 1_000;
-			if (!fitsAll(oracles, now + retry, permits) || fitsAll(oracles, now + retry - 1, permits)) {
-				return "retry-after " + decision.retryAfter() + " is not the exact wait";
+			if (oracles.stream().allMatch((oracle) -> oracle.waitCap() == Long.MAX_VALUE)) {
+				if (!fitsAll(oracles, now + retry, permits) || fitsAll(oracles, now + retry - 1, permits)) {
+					return "retry-after " + decision.retryAfter() + " is not the exact wait";
+				}
+				return null;
 			}
-			return null;
+			// a limit whose wait is a hint (calls in flight) names the sooner of the hint
+			// and its exact wait; the limit that frees last decides
+			long expected = 0;
+			for (LimitOracle oracle : oracles) {
+				expected = Math.max(expected, Math.min(oracle.exactWait(now, permits), oracle.waitCap()));
+			}
+			return (retry != expected) ? "retry-after " + decision.retryAfter() + ", expected " + expected + " µs"
+					: null;
 		}
 		long remaining = Long.MAX_VALUE;
 		for (LimitOracle oracle : oracles) {
@@ -192,6 +213,151 @@ public abstract class AlgorithmContractTests {
 			}
 		}
 		return true;
+	}
+
+	/**
+	 * Calls in flight on random schedules of calls that start, end (some twice, some
+	 * after their lease ended), leases renewed and time passing: every decision, its
+	 * remaining slots and its wait agree with the oracle, never more than N in flight,
+	 * and a late end frees nothing of another call's.
+	 */
+	@Test
+	void randomInFlightSchedulesKeepThePromise() {
+		int schedules = schedules();
+		long seed = Long.getLong(RateLimiterContractTests.SCHEDULES_PROPERTY + ".seed", System.nanoTime());
+		Random random = new Random(seed);
+		RateLimiter limiter = limiter(this.clock, false);
+		List<String> violations = new ArrayList<>();
+		for (int schedule = 0; schedule < schedules && violations.isEmpty(); schedule++) {
+			Limit limit = Limit.of("calls", 1 + random.nextInt(6), Duration.ofMillis(100 + random.nextInt(2_000)))
+				.withAlgorithm(Algorithm.IN_FLIGHT);
+			LimitOracle.InFlight oracle = (LimitOracle.InFlight) LimitOracle.of(limit);
+			String key = "flight-" + seed + "-" + schedule;
+			List<Decision> running = new ArrayList<>();
+			List<Integer> numbers = new ArrayList<>();
+			for (int step = 0; step < 60 && violations.isEmpty(); step++) {
+				this.clock.advance(Duration.ofNanos(random.nextInt((int) limit.periodMicros() / 2) * 1_000L));
+				String where = "seed " + seed + ", schedule " + schedule + " " + limit + ", step " + step + ": ";
+				int action = random.nextInt(10);
+				if (action < 5 || running.isEmpty()) {
+					long permits = (random.nextInt(4) == 0) ? 1 + random.nextInt((int) limit.threshold()) : 1;
+					Decision decision = limiter.acquire(key, permits, List.of(limit));
+					String violation = check(decision, permits, List.of(oracle));
+					if (violation != null) {
+						violations.add(where + violation);
+					}
+					if (decision.isAllowed()) {
+						running.add(decision);
+						numbers.add(oracle.calls() - 1);
+					}
+				}
+				else if (action < 8) {
+					int ending = random.nextInt(running.size());
+					if (!limiter.finish(running.get(ending))) {
+						violations.add(where + "the first end of a call gave nothing back");
+					}
+					if (limiter.finish(running.get(ending))) {
+						violations.add(where + "a second end of a call gave something back");
+					}
+					oracle.end(numbers.get(ending));
+					running.remove(ending);
+					numbers.remove(ending);
+				}
+				else {
+					Engines.of(limiter).leases().renewAll();
+					oracle.renew(epochMicros());
+				}
+				long used = limiter.usage(key, List.of(limit)).get(0).used();
+				long held = limit.threshold() - oracle.remaining(epochMicros());
+				if (used != held) {
+					violations.add(where + used + " in flight, the model says " + held);
+				}
+			}
+			running.forEach(limiter::finish);
+		}
+		assertThat(violations).isEmpty();
+	}
+
+	@Test
+	void aCallInFlightKeepsItsSlotPastItsLeaseWhileRenewedAndAnEndedLeaseIsNotRevived() {
+		RateLimiter limiter = limiter(this.clock, false);
+		Limit two = Limit.of("reports", 2, Duration.ofSeconds(30)).withAlgorithm(Algorithm.IN_FLIGHT);
+		Decision first = limiter.acquire("renewed", two);
+		this.clock.advance(Duration.ofSeconds(20));
+		Decision second = limiter.acquire("renewed", two);
+		Decision third = limiter.acquire("renewed", two);
+		assertThat(third.isAllowed()).as("two in flight").isFalse();
+		assertThat(third.retryAfter()).as("a hint, not the 10 s until a lease ends").isEqualTo(Duration.ofMillis(250));
+		assertThat(third.retryAfterSeconds()).isEqualTo(1);
+		this.clock.advance(Duration.ofSeconds(20));
+		Engines.of(limiter).leases().renewAll();
+		// the first call's lease ended at 30 s unrenewed and stays ended; the second's
+		// was renewed at 40 s, until 70 s
+		assertThat(limiter.usage("renewed", List.of(two)).get(0).used()).isEqualTo(1);
+		Decision fourth = limiter.acquire("renewed", two);
+		assertThat(fourth.isAllowed()).isTrue();
+		this.clock.advance(Duration.ofSeconds(25));
+		Engines.of(limiter).leases().renewAll();
+		assertThat(limiter.acquire("renewed", two).isAllowed()).as("both renewed at 65 s").isFalse();
+		// the first call ends late: its slot is long gone, and it frees nothing of others
+		assertThat(limiter.finish(first)).isTrue();
+		assertThat(limiter.usage("renewed", List.of(two)).get(0).used()).isEqualTo(2);
+		assertThat(limiter.finish(second)).isTrue();
+		assertThat(limiter.usage("renewed", List.of(two)).get(0).used()).isEqualTo(1);
+		limiter.finish(fourth);
+	}
+
+	@Test
+	void aRateLimitThatRejectsTakesNoSlotAndAnEndGivesBackOnlyTheSlot() {
+		RateLimiter limiter = limiter(this.clock, false);
+		Limit inFlight = Limit.of("concurrent", 5, Duration.ofSeconds(30)).withAlgorithm(Algorithm.IN_FLIGHT);
+		Limit perMinute = Limit.of("rate", 2, Duration.ofMinutes(1));
+		List<Limit> both = List.of(inFlight, perMinute);
+		Decision first = limiter.acquire("both", 1, both);
+		Decision second = limiter.acquire("both", 1, both);
+		Decision third = limiter.acquire("both", 1, both);
+		assertThat(third.isAllowed()).isFalse();
+		assertThat(third.limit()).isEqualTo(perMinute);
+		assertThat(limiter.usage("both", both)).extracting(Usage::used).containsExactly(2L, 2L);
+		assertThat(limiter.finish(first)).isTrue();
+		assertThat(limiter.finish(third)).as("a rejection").isFalse();
+		assertThat(limiter.usage("both", both)).extracting(Usage::used).containsExactly(1L, 2L);
+		assertThat(limiter.release(second)).as("a refund gives back the slot and the permit").isTrue();
+		assertThat(limiter.finish(second)).as("the slot was given back by the refund").isFalse();
+		assertThat(limiter.usage("both", both)).extracting(Usage::used).containsExactly(0L, 1L);
+	}
+
+	@Test
+	void aRejectedCallThatCountsHoldsNoSlot() {
+		RateLimiter limiter = limiter(this.clock, true);
+		Limit one = Limit.of("one", 1, Duration.ofSeconds(30)).withAlgorithm(Algorithm.IN_FLIGHT);
+		Limit rate = Limit.of("rate", 1, Duration.ofMinutes(1));
+		Decision running = limiter.acquire("counted", one);
+		assertThat(limiter.acquire("counted", one).isAllowed()).isFalse();
+		limiter.finish(running);
+		assertThat(limiter.usage("counted", List.of(one)).get(0).used()).as("the rejection holds nothing").isZero();
+		limiter.acquire("mixed", rate);
+		assertThat(limiter.acquire("mixed", 1, List.of(one, rate)).isAllowed()).isFalse();
+		assertThat(limiter.usage("mixed", List.of(one)).get(0).used()).as("rejected by the rate").isZero();
+	}
+
+	@Test
+	void plansOfOneInFlightLimitCountTogetherUnderTheSharedKey() {
+		RateLimiter limiter = limiter(this.clock, false);
+		Limit critical = Limit.of("reports", 10, Duration.ofSeconds(30)).withAlgorithm(Algorithm.IN_FLIGHT);
+		Limit batch = critical.withThreshold(4);
+		for (int i = 0; i < 4; i++) {
+			assertThat(limiter.acquire("shared", batch).isAllowed()).isTrue();
+		}
+		assertThat(limiter.acquire("shared", batch).isAllowed()).as("batch shed at 4").isFalse();
+		for (int i = 0; i < 6; i++) {
+			assertThat(limiter.acquire("shared", critical).isAllowed()).isTrue();
+		}
+		assertThat(limiter.acquire("shared", critical).isAllowed()).as("critical full at 10").isFalse();
+	}
+
+	private long epochMicros() {
+		return this.clock.instant().getEpochSecond() * 1_000_000 + this.clock.instant().getNano() / 1_000;
 	}
 
 	@Test
@@ -241,7 +407,7 @@ public abstract class AlgorithmContractTests {
 
 	// a calendar's window forgets everything at its end, rejections counted or not
 	@ParameterizedTest
-	@EnumSource(value = Algorithm.class, mode = EnumSource.Mode.EXCLUDE, names = "CALENDAR")
+	@EnumSource(value = Algorithm.class, mode = EnumSource.Mode.EXCLUDE, names = { "CALENDAR", "IN_FLIGHT" })
 	void rejectedCallsKeepAClientOutWhenCounted(Algorithm algorithm) {
 		RateLimiter limiter = limiter(this.clock, true);
 		Limit limit = Limit.of(2, Duration.ofSeconds(10)).withAlgorithm(algorithm).withSlices(10);
@@ -432,7 +598,7 @@ public abstract class AlgorithmContractTests {
 	 * remaining.
 	 */
 	@ParameterizedTest
-	@EnumSource(value = Algorithm.class, mode = EnumSource.Mode.EXCLUDE, names = "SLIDING_LOG")
+	@EnumSource(value = Algorithm.class, mode = EnumSource.Mode.EXCLUDE, names = { "SLIDING_LOG", "IN_FLIGHT" })
 	void randomChargedSchedulesAgreeWithTheOracle(Algorithm algorithm) {
 		long seed = Long.getLong(RateLimiterContractTests.SCHEDULES_PROPERTY + ".seed", System.nanoTime());
 		Random random = new Random(seed);
@@ -482,7 +648,7 @@ public abstract class AlgorithmContractTests {
 	}
 
 	@ParameterizedTest
-	@EnumSource(value = Algorithm.class, mode = EnumSource.Mode.EXCLUDE, names = "SLIDING_LOG")
+	@EnumSource(value = Algorithm.class, mode = EnumSource.Mode.EXCLUDE, names = { "SLIDING_LOG", "IN_FLIGHT" })
 	void aChargePastTheThresholdRejectsUntilTheWindowHasRoomAndALowerOneGivesBack(Algorithm algorithm) {
 		RateLimiter limiter = limiter(this.clock, false);
 		Limit limit = Limit.of("tokens", 1_000, Duration.ofHours(1)).withAlgorithm(algorithm);
@@ -509,7 +675,7 @@ public abstract class AlgorithmContractTests {
 	}
 
 	@ParameterizedTest
-	@EnumSource(value = Algorithm.class, mode = EnumSource.Mode.EXCLUDE, names = "SLIDING_LOG")
+	@EnumSource(value = Algorithm.class, mode = EnumSource.Mode.EXCLUDE, names = { "SLIDING_LOG", "IN_FLIGHT" })
 	void aHugeChargeExhaustsTheWindowWithoutOverflowing(Algorithm algorithm) {
 		RateLimiter limiter = limiter(this.clock, false);
 		Limit limit = Limit.of("tokens", 1_000, Duration.ofHours(1)).withAlgorithm(algorithm);
@@ -536,6 +702,10 @@ public abstract class AlgorithmContractTests {
 		Decision admitted = limiter.acquire("log", log);
 		assertThatIllegalArgumentException().isThrownBy(() -> limiter.charge(admitted, 10))
 			.withMessageContaining("sliding log");
+		Decision inFlight = limiter.acquire("flight", log.withAlgorithm(Algorithm.IN_FLIGHT));
+		assertThatIllegalArgumentException().isThrownBy(() -> limiter.charge(inFlight, 10))
+			.withMessageContaining("in-flight limit");
+		limiter.finish(inFlight);
 		Limit buckets = log.withAlgorithm(Algorithm.SLIDING_BUCKETS);
 		limiter.acquire("full", 2, List.of(buckets));
 		Decision rejected = limiter.acquire("full", buckets);

@@ -29,6 +29,7 @@ public abstract class LimitOracle {
 			case SLIDING_BUCKETS -> new Buckets(limit);
 			case TOKEN_BUCKET -> new TokenBucket(limit);
 			case CALENDAR -> new Calendar(limit);
+			case IN_FLIGHT -> new InFlight(limit);
 		};
 	}
 
@@ -86,6 +87,41 @@ public abstract class LimitOracle {
 	/** Whether what was taken at {@code at} still counts at {@code now}. */
 	protected boolean stillCounts(long now, long at) {
 		return true;
+	}
+
+	/**
+	 * Return the longest wait a refusal under this limit names, {@code Long.MAX_VALUE}
+	 * when it names the exact wait.
+	 * @return the cap in microseconds
+	 */
+	public long waitCap() {
+		return Long.MAX_VALUE;
+	}
+
+	/**
+	 * Return the exact wait from {@code now} until {@code permits} fit, if nothing else
+	 * is admitted meanwhile (and no call in flight ends or renews).
+	 */
+	public long exactWait(long now, long permits) {
+		if (fits(now, permits)) {
+			return 0;
+		}
+		long low = 0;
+		long high = 1;
+		while (!fits(now + high, permits)) {
+			low = high;
+			high *= 2;
+		}
+		while (high - low > 1) {
+			long middle = low + (high - low) / 2;
+			if (fits(now + middle, permits)) {
+				high = middle;
+			}
+			else {
+				low = middle;
+			}
+		}
+		return high;
 	}
 
 	/**
@@ -353,6 +389,86 @@ public abstract class LimitOracle {
 			long counted = counted(now);
 			return (counted > this.limit.threshold())
 					? counted + " admitted in the calendar window of " + now + " under " + this.limit : null;
+		}
+
+	}
+
+	/**
+	 * Calls in flight: each admitted call holds its permits' slots from its admission
+	 * until it ends or its lease ends unrenewed; never more than N held at once. A
+	 * renewal restarts the lease of a slot still held, and never revives one whose lease
+	 * ended.
+	 */
+	public static final class InFlight extends LimitOracle {
+
+		/** Per call: admitted at, permits, end of lease, 1 when ended. */
+		private final List<long[]> calls = new ArrayList<>();
+
+		InFlight(Limit limit) {
+			super(limit);
+		}
+
+		private long heldAt(long now) {
+			long held = 0;
+			for (long[] call : this.calls) {
+				held += (call[3] == 0 && call[2] > now) ? call[1] : 0;
+			}
+			return held;
+		}
+
+		@Override
+		public boolean fits(long now, long permits) {
+			return heldAt(now) + permits <= this.limit.threshold();
+		}
+
+		@Override
+		public long remaining(long now) {
+			return this.limit.threshold() - heldAt(now);
+		}
+
+		@Override
+		public void admit(long now, long permits) {
+			admitCall(now, permits);
+		}
+
+		/**
+		 * Record an admitted call.
+		 * @return the call's number, for {@link #end}
+		 */
+		public int admitCall(long now, long permits) {
+			this.calls.add(new long[] { now, permits, now + this.limit.periodMicros(), 0 });
+			super.admit(now, permits);
+			return this.calls.size() - 1;
+		}
+
+		/** Return how many calls were admitted. */
+		public int calls() {
+			return this.calls.size();
+		}
+
+		/** The call numbered {@code call} ended: its slots are free. */
+		public void end(int call) {
+			this.calls.get(call)[3] = 1;
+		}
+
+		/** Every running call's instance renews its leases at {@code now}. */
+		public void renew(long now) {
+			for (long[] call : this.calls) {
+				if (call[3] == 0 && call[2] > now) {
+					call[2] = now + this.limit.periodMicros();
+				}
+			}
+		}
+
+		@Override
+		public long waitCap() {
+			return Math.min(250_000, this.limit.periodMicros());
+		}
+
+		@Override
+		public String broken(long now) {
+			long held = heldAt(now);
+			return (held > this.limit.threshold()) ? held + " in flight at " + now + " under " + this.limit : null;
 		}
 
 	}

@@ -12,6 +12,7 @@ import dev.limiter.Limit;
 import dev.limiter.RateLimiter;
 import dev.limiter.Usage;
 import dev.limiter.internal.AbstractRateLimiter;
+import dev.limiter.internal.Engines;
 
 /**
  * The engine of {@link RejectionCachingRateLimiter}: the blocks it remembers, per caller
@@ -94,6 +95,19 @@ final class RejectionCacheEngine extends AbstractRateLimiter implements Rejectio
 	@Override
 	public boolean release(Decision decision) {
 		return this.delegate.release(decision);
+	}
+
+	@Override
+	public boolean finish(Decision decision) {
+		return this.delegate.finish(decision);
+	}
+
+	@Override
+	public void abandon(Decision decision) {
+		AbstractRateLimiter engine = Engines.of(this.delegate);
+		if (engine != null) {
+			engine.abandon(decision);
+		}
 	}
 
 	@Override

@@ -12,6 +12,7 @@ import dev.limiter.Decision;
 import dev.limiter.Limit;
 import dev.limiter.RateLimiter;
 import dev.limiter.Usage;
+import dev.limiter.internal.algorithm.AlgorithmDescriptor;
 
 /**
  * Base class for {@link RateLimiter} implementations: checks the arguments of every call
@@ -63,9 +64,99 @@ public abstract class AbstractRateLimiter implements RateLimiter {
 		if (grant == null || !Decisions.claim(grant)) {
 			return false;
 		}
+		if (AlgorithmDescriptor.anyHoldsSlots(grant.limits())) {
+			Decisions.claimSlots(grant);
+			leases().drop(grant);
+		}
 		doRelease(grant);
 		return true;
 	}
+
+	/**
+	 * Give back the slots an admitted decision holds under in-flight limits, once, and
+	 * stop renewing them; decorators override it to pass the decision to the limiter that
+	 * granted it.
+	 */
+	@Override
+	public boolean finish(Decision decision) {
+		Decision.Grant grant = (decision != null) ? decision.grant() : null;
+		if (grant == null || !AlgorithmDescriptor.anyHoldsSlots(grant.limits()) || !Decisions.claimSlots(grant)) {
+			return false;
+		}
+		leases().drop(grant);
+		List<Limit> inFlight = new ArrayList<>(grant.limits().size());
+		for (Limit limit : grant.limits()) {
+			if (AlgorithmDescriptor.of(limit.algorithm()).holdsSlots()) {
+				inFlight.add(limit);
+			}
+		}
+		doFinish(grant, inFlight);
+		return true;
+	}
+
+	/**
+	 * Stop renewing the slots of a decision whose end the store could not be told (it was
+	 * unreachable): they free themselves when their leases end. Decorators override it to
+	 * pass the decision to the limiter that granted it.
+	 * @param decision a decision of this limiter
+	 */
+	public void abandon(Decision decision) {
+		Decision.Grant grant = (decision != null) ? decision.grant() : null;
+		if (grant != null && this.leases != null) {
+			this.leases.drop(grant);
+		}
+	}
+
+	/**
+	 * Give back the slots of a grant under its in-flight limits, for the first time. The
+	 * default gives nothing back, for limiters that keep no state of their own.
+	 * @param grant the grant
+	 * @param inFlight its in-flight limits, at least one
+	 */
+	protected void doFinish(Decision.Grant grant, List<Limit> inFlight) {
+	}
+
+	/**
+	 * Return the decision of a store, and keep renewing its slots when it was admitted
+	 * under an in-flight limit.
+	 * @param decision the decision, with its grant
+	 * @return the decision
+	 */
+	protected final Decision holding(Decision decision) {
+		Decision.Grant grant = decision.grant();
+		if (grant != null && AlgorithmDescriptor.anyHoldsSlots(grant.limits())) {
+			leases().hold(grant);
+		}
+		return decision;
+	}
+
+	/**
+	 * Renew the leases of the slots of running calls this limiter granted, in one pass of
+	 * the store. The default renews nothing.
+	 * @param grants the grants whose calls still run
+	 */
+	protected void doRenew(List<Decision.Grant> grants) {
+	}
+
+	/**
+	 * Return the leases of the slots in flight this limiter granted.
+	 * @return the leases, made on first use
+	 */
+	public final Leases leases() {
+		Leases current = this.leases;
+		if (current == null) {
+			synchronized (this) {
+				current = this.leases;
+				if (current == null) {
+					current = new Leases(this::doRenew);
+					this.leases = current;
+				}
+			}
+		}
+		return current;
+	}
+
+	private volatile Leases leases;
 
 	/**
 	 * Check a charge once and pass it to {@link #doCharge}; decorators override it to
@@ -119,6 +210,10 @@ public abstract class AbstractRateLimiter implements RateLimiter {
 			if (limit.algorithm() == Algorithm.SLIDING_LOG) {
 				throw new IllegalArgumentException("A charge is not supported under the sliding log, which keeps one "
 						+ "entry per permit: count " + limit + " with sliding buckets, a token bucket or a calendar");
+			}
+			if (limit.algorithm() == Algorithm.IN_FLIGHT) {
+				throw new IllegalArgumentException("A charge is not supported under an in-flight limit, which counts "
+						+ "calls running, not their cost: " + limit);
 			}
 		}
 		return grant;

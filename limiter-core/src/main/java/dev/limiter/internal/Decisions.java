@@ -27,6 +27,8 @@ public final class Decisions {
 
 	private static final MethodHandle CLAIMED;
 
+	private static final MethodHandle CLAIM_SLOTS;
+
 	static {
 		try {
 			MethodHandles.Lookup decision = MethodHandles.privateLookupIn(Decision.class, MethodHandles.lookup());
@@ -39,6 +41,7 @@ public final class Decisions {
 			MethodHandles.Lookup grant = MethodHandles.privateLookupIn(Decision.Grant.class, MethodHandles.lookup());
 			CLAIM = grant.findVirtual(Decision.Grant.class, "claim", MethodType.methodType(boolean.class));
 			CLAIMED = grant.findVirtual(Decision.Grant.class, "claimed", MethodType.methodType(boolean.class));
+			CLAIM_SLOTS = grant.findVirtual(Decision.Grant.class, "claimSlots", MethodType.methodType(boolean.class));
 		}
 		catch (ReflectiveOperationException ex) {
 			throw new ExceptionInInitializerError(ex);
@@ -126,6 +129,20 @@ public final class Decisions {
 	public static boolean claim(Decision.Grant grant) {
 		try {
 			return (boolean) CLAIM.invokeExact(grant);
+		}
+		catch (Throwable ex) {
+			throw rethrown(ex);
+		}
+	}
+
+	/**
+	 * Claim a grant's slots under in-flight limits, to give them back.
+	 * @param grant the grant
+	 * @return {@code true} the first time only, by a refund or by the call's end
+	 */
+	public static boolean claimSlots(Decision.Grant grant) {
+		try {
+			return (boolean) CLAIM_SLOTS.invokeExact(grant);
 		}
 		catch (Throwable ex) {
 			throw rethrown(ex);

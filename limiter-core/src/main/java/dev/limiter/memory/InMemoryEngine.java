@@ -35,6 +35,8 @@ final class InMemoryEngine extends AbstractRateLimiter {
 
 	private final KeyTable<Entry> keys;
 
+	private final java.util.concurrent.atomic.AtomicLong sequence = new java.util.concurrent.atomic.AtomicLong();
+
 	/**
 	 * Create a limiter that holds at most a given number of keys.
 	 * @param clock the clock that places calls in their windows
@@ -60,9 +62,11 @@ final class InMemoryEngine extends AbstractRateLimiter {
 		if (this.keys.makeRoom(key, now) > 0) {
 			warnEvicted();
 		}
-		Decision decision = this.keys.with(key, (entry) -> entry.acquire(now, permits, limits, this.countRejected));
+		String member = AlgorithmDescriptor.anyHoldsSlots(limits) ? member() : null;
+		Decision decision = this.keys.with(key,
+				(entry) -> entry.acquire(now, permits, limits, this.countRejected, member));
 		this.keys.called(now);
-		return Decisions.granting(decision, key, permits, limits, null);
+		return holding(Decisions.granting(decision, key, permits, limits, member));
 	}
 
 	@Override
@@ -102,6 +106,30 @@ final class InMemoryEngine extends AbstractRateLimiter {
 			entry.release(now, grant);
 			return null;
 		});
+	}
+
+	@Override
+	protected void doFinish(Decision.Grant grant, List<Limit> inFlight) {
+		long now = epochMicros(this.clock);
+		this.keys.with(grant.key(), (entry) -> {
+			entry.release(now, grant, inFlight);
+			return null;
+		});
+	}
+
+	@Override
+	protected void doRenew(List<Decision.Grant> grants) {
+		long now = epochMicros(this.clock);
+		for (Decision.Grant grant : grants) {
+			this.keys.with(grant.key(), (entry) -> {
+				entry.renew(now, grant);
+				return null;
+			});
+		}
+	}
+
+	private String member() {
+		return Long.toString(this.sequence.incrementAndGet(), 36);
 	}
 
 	/**
@@ -172,7 +200,7 @@ final class InMemoryEngine extends AbstractRateLimiter {
 			return this.latest;
 		}
 
-		Decision acquire(long clockNow, long permits, List<Limit> limits, boolean countRejected) {
+		Decision acquire(long clockNow, long permits, List<Limit> limits, boolean countRejected, String member) {
 			long now = at(clockNow);
 			int size = limits.size();
 			Window[] windows = load(now, limits);
@@ -182,8 +210,12 @@ final class InMemoryEngine extends AbstractRateLimiter {
 			}
 			if (allowed || countRejected) {
 				for (int i = 0; i < size; i++) {
-					windows[i].record(now, permits);
-					this.expiresAt = Math.max(this.expiresAt, windows[i].expiresAt());
+					// a rejected call that counts holds no slot: it never ends to give it
+					// back
+					if (allowed || member == null || !holdsSlots(limits.get(i))) {
+						windows[i].record(now, permits, member);
+						this.expiresAt = Math.max(this.expiresAt, windows[i].expiresAt());
+					}
 				}
 			}
 			if (allowed) {
@@ -261,18 +293,38 @@ final class InMemoryEngine extends AbstractRateLimiter {
 			long now = at(clockNow);
 			Window[] windows = load(now, grant.limits());
 			for (Window window : windows) {
-				window.release(now, grant.atMicros(), grant.permits());
-				window.record(now, grant.permits());
+				window.release(now, grant.atMicros(), grant.permits(), grant.member());
+				window.record(now, grant.permits(), grant.member());
 				this.expiresAt = Math.max(this.expiresAt, window.expiresAt());
 			}
 		}
 
 		void release(long clockNow, Decision.Grant grant) {
+			release(clockNow, grant, grant.limits());
+		}
+
+		void release(long clockNow, Decision.Grant grant, List<Limit> limits) {
 			long now = at(clockNow);
-			Window[] windows = load(now, grant.limits());
+			Window[] windows = load(now, limits);
 			for (Window window : windows) {
-				window.release(now, grant.atMicros(), grant.permits());
+				window.release(now, grant.atMicros(), grant.permits(), grant.member());
 			}
+		}
+
+		void renew(long clockNow, Decision.Grant grant) {
+			long now = at(clockNow);
+			for (int i = 0; i < this.limits.size(); i++) {
+				for (Limit limit : grant.limits()) {
+					if (holdsSlots(limit) && this.limits.get(i).sameWindowAs(limit)) {
+						this.windows.get(i).renew(now, grant.member(), grant.permits());
+						this.expiresAt = Math.max(this.expiresAt, this.windows.get(i).expiresAt());
+					}
+				}
+			}
+		}
+
+		private static boolean holdsSlots(Limit limit) {
+			return AlgorithmDescriptor.of(limit.algorithm()).holdsSlots();
 		}
 
 		void forget(List<Limit> limits) {

@@ -44,6 +44,10 @@ final class LimitScript {
 
 	private static final byte[] MOVE = ascii("m");
 
+	private static final byte[] RENEW = ascii("l");
+
+	private static final RedisScript<List<Long>> RENEW_SCRIPT = SCRIPTS[1 << Algorithm.IN_FLIGHT.ordinal()];
+
 	private static final byte[] SERVER_TIME = ascii(-1);
 
 	private static final byte[] ZERO = ascii(0);
@@ -121,6 +125,48 @@ final class LimitScript {
 	/** Return the arguments that give back a grant. */
 	static byte[][] releaseArgs(long nowMicros, Decision.Grant grant) {
 		return args(RELEASE, grant.permits(), nowMicros, false, grant.member(), grant.atMicros(), grant.limits());
+	}
+
+	/** Return the arguments that give back a grant's slots under some of its limits. */
+	static byte[][] releaseArgs(long nowMicros, Decision.Grant grant, List<Limit> limits) {
+		return args(RELEASE, grant.permits(), nowMicros, false, grant.member(), grant.atMicros(), limits);
+	}
+
+	/** Return the script that renews leases of slots in flight. */
+	static RedisScript<List<Long>> renewScript() {
+		return RENEW_SCRIPT;
+	}
+
+	/**
+	 * Return the keys and arguments that renew the leases of running calls' slots, all in
+	 * one Redis Cluster slot: a key and a member per slot held.
+	 */
+	static Renewal renewal(String prefix, long nowMicros, List<Decision.Grant> grants) {
+		List<byte[]> keys = new ArrayList<>();
+		List<byte[]> args = new ArrayList<>();
+		args.add(RENEW);
+		args.add(ONE);
+		args.add((nowMicros < 0) ? SERVER_TIME : ascii(nowMicros));
+		args.add(ZERO);
+		for (Decision.Grant grant : grants) {
+			for (Limit limit : grant.limits()) {
+				if (limit.algorithm() != Algorithm.IN_FLIGHT) {
+					continue;
+				}
+				byte[] key = RedisKeys.key(prefix, grant.key(), limit).getBytes(StandardCharsets.UTF_8);
+				byte[] lease = ascii(limit.periodMicros());
+				for (long p = 1; p <= grant.permits(); p++) {
+					keys.add(key);
+					args.add(ascii((grant.permits() == 1) ? grant.member() : grant.member() + "." + p));
+					args.add(lease);
+				}
+			}
+		}
+		return new Renewal(keys.toArray(byte[][]::new), args.toArray(byte[][]::new));
+	}
+
+	/** The keys and arguments of one renewal call. */
+	record Renewal(byte[][] keys, byte[][] args) {
 	}
 
 	/** Return the arguments that move a grant's permits to now. */

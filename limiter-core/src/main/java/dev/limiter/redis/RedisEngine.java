@@ -1,7 +1,10 @@
 package dev.limiter.redis;
 
 import java.time.Clock;
+import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicLong;
@@ -11,6 +14,7 @@ import dev.limiter.Limit;
 import dev.limiter.Usage;
 import dev.limiter.internal.AbstractRateLimiter;
 import dev.limiter.internal.Decisions;
+import dev.limiter.internal.redis.RedisKeys;
 
 /**
  * The engine of {@link RedisRateLimiter}: every limit of a key in Redis, decided by one
@@ -45,7 +49,7 @@ final class RedisEngine extends AbstractRateLimiter implements AutoCloseable {
 		String member = member();
 		List<Long> reply = this.executor.execute(LimitScript.acquireScript(limits, this.countRejected),
 				LimitScript.keys(this.keyPrefix, key, limits), acquireArgs(permits, member, limits));
-		return Decisions.granting(LimitScript.read(reply, limits), key, permits, limits, member);
+		return holding(Decisions.granting(LimitScript.read(reply, limits), key, permits, limits, member));
 	}
 
 	@Override
@@ -54,7 +58,8 @@ final class RedisEngine extends AbstractRateLimiter implements AutoCloseable {
 		return this.executor
 			.executeAsync(LimitScript.acquireScript(limits, this.countRejected),
 					LimitScript.keys(this.keyPrefix, key, limits), acquireArgs(permits, member, limits))
-			.thenApply((reply) -> Decisions.granting(LimitScript.read(reply, limits), key, permits, limits, member));
+			.thenApply((reply) -> holding(
+					Decisions.granting(LimitScript.read(reply, limits), key, permits, limits, member)));
 	}
 
 	@Override
@@ -99,6 +104,30 @@ final class RedisEngine extends AbstractRateLimiter implements AutoCloseable {
 				LimitScript.keys(this.keyPrefix, grant.key(), grant.limits()), LimitScript.releaseArgs(now(), grant));
 	}
 
+	@Override
+	protected void doFinish(Decision.Grant grant, List<Limit> inFlight) {
+		this.executor.execute(LimitScript.script(inFlight), LimitScript.keys(this.keyPrefix, grant.key(), inFlight),
+				LimitScript.releaseArgs(now(), grant, inFlight));
+	}
+
+	/**
+	 * Renew every running call's leases: one script call per Redis Cluster slot that
+	 * holds some, all sent at once, so one round trip however many calls run.
+	 */
+	@Override
+	protected void doRenew(List<Decision.Grant> grants) {
+		Map<Integer, List<Decision.Grant>> bySlot = new HashMap<>();
+		for (Decision.Grant grant : grants) {
+			bySlot.computeIfAbsent(RedisKeys.slot(grant.key()), (slot) -> new ArrayList<>()).add(grant);
+		}
+		List<CompletableFuture<List<Long>>> replies = new ArrayList<>(bySlot.size());
+		for (List<Decision.Grant> slot : bySlot.values()) {
+			LimitScript.Renewal renewal = LimitScript.renewal(this.keyPrefix, now(), slot);
+			replies.add(this.executor.executeAsync(LimitScript.renewScript(), renewal.keys(), renewal.args()));
+		}
+		CompletableFuture.allOf(replies.toArray(CompletableFuture[]::new)).join();
+	}
+
 	private byte[][] acquireArgs(long permits, String member, List<Limit> limits) {
 		return LimitScript.acquireArgs(permits, now(), this.countRejected, member, limits);
 	}
@@ -113,6 +142,7 @@ final class RedisEngine extends AbstractRateLimiter implements AutoCloseable {
 
 	@Override
 	public void close() {
+		leases().stop();
 		this.executor.close();
 	}
 

@@ -15,6 +15,7 @@ import dev.limiter.Usage;
 import dev.limiter.cache.RejectionCache;
 import dev.limiter.internal.AbstractRateLimiter;
 import dev.limiter.internal.Decisions;
+import dev.limiter.internal.Engines;
 import dev.limiter.internal.resilience.CircuitBreaker;
 
 /**
@@ -98,7 +99,23 @@ final class ResilientEngine extends AbstractRateLimiter implements RejectionCach
 		if (decision == null || decision.isDegraded()) {
 			return false;
 		}
-		return viaStore(() -> this.store.release(decision), () -> false);
+		return viaStore(() -> this.store.release(decision), () -> abandoned(decision));
+	}
+
+	/**
+	 * End a decision's call where it was taken: in the store, or in memory for a decision
+	 * of the {@link FailurePolicy#LOCAL} policy. A store that cannot answer keeps the
+	 * slots until their leases end.
+	 */
+	@Override
+	public boolean finish(Decision decision) {
+		if (decision == null) {
+			return false;
+		}
+		if (decision.isDegraded()) {
+			return decision.policy() == FailurePolicy.LOCAL && this.local.finish(decision);
+		}
+		return viaStore(() -> this.store.finish(decision), () -> abandoned(decision));
 	}
 
 	/**
@@ -243,6 +260,17 @@ final class ResilientEngine extends AbstractRateLimiter implements RejectionCach
 		// Fail open: an outage of the store must not take the application down with it.
 		Limit limit = limits.get(0);
 		return degraded(Decision.failedOpen(limit, nowMicros()), FailurePolicy.FAIL_OPEN);
+	}
+
+	/**
+	 * The store could not be told that a call ended: its slots free with their leases.
+	 */
+	private boolean abandoned(Decision decision) {
+		AbstractRateLimiter engine = Engines.of(this.store);
+		if (engine != null) {
+			engine.abandon(decision);
+		}
+		return false;
 	}
 
 	private Decision degraded(Decision decision, FailurePolicy policy) {

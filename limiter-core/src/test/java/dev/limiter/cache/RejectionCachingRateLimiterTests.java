@@ -99,8 +99,25 @@ class RejectionCachingRateLimiterTests {
 		assertThat(this.store.calls()).isLessThan(400 / 2);
 	}
 
+	@Test
+	void aRefusalInFlightIsRememberedNoLongerThanItsHintAndTheEndOfACallPassesThrough() {
+		Limit one = Limit.of("reports", 1, Duration.ofSeconds(30)).withAlgorithm(Algorithm.IN_FLIGHT);
+		Decision running = this.limiter.acquire("user", one);
+		Decision refused = this.limiter.acquire("user", one);
+		assertThat(refused.isAllowed()).isFalse();
+		assertThat(refused.retryAfter()).isEqualTo(Duration.ofMillis(250));
+		assertThat(this.limiter.finish(running)).isTrue();
+		int calls = this.store.calls();
+		this.clock.advance(Duration.ofMillis(249));
+		assertThat(this.limiter.acquire("user", one).isAllowed()).as("remembered for the hint").isFalse();
+		assertThat(this.store.calls()).isEqualTo(calls);
+		this.clock.advance(Duration.ofMillis(1));
+		assertThat(this.limiter.acquire("user", one).isAllowed()).as("no longer").isTrue();
+		assertThat(this.store.calls()).isEqualTo(calls + 1);
+	}
+
 	@ParameterizedTest
-	@EnumSource(Algorithm.class)
+	@EnumSource(value = Algorithm.class, mode = EnumSource.Mode.EXCLUDE, names = "IN_FLIGHT")
 	void neverRejectsACallTheStoreWouldAdmitWhateverTheAlgorithm(Algorithm algorithm) {
 		Limit limit = Limit.of(3, Duration.ofSeconds(10)).withAlgorithm(algorithm).withSlices(7);
 		RateLimiter plain = new InMemoryRateLimiter(this.clock, false);
@@ -260,6 +277,11 @@ class RejectionCachingRateLimiterTests {
 		@Override
 		public void reset(String key, List<Limit> limits) {
 			this.delegate.reset(key, limits);
+		}
+
+		@Override
+		public boolean finish(Decision decision) {
+			return this.delegate.finish(decision);
 		}
 
 		int calls() {

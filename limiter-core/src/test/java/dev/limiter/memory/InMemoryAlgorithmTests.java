@@ -10,7 +10,7 @@ import dev.limiter.RateLimiter;
 class InMemoryAlgorithmTests extends AlgorithmContractTests {
 
 	@Override
-	protected RateLimiter limiter(Clock clock, boolean countRejected) {
+	protected RateLimiter store(Clock clock, boolean countRejected) {
 		return new InMemoryRateLimiter(clock, countRejected);
 	}
 

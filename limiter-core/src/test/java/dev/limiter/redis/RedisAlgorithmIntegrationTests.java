@@ -47,7 +47,7 @@ class RedisAlgorithmIntegrationTests extends AlgorithmContractTests {
 	}
 
 	@Override
-	protected RateLimiter limiter(Clock clock, boolean countRejected) {
+	protected RateLimiter store(Clock clock, boolean countRejected) {
 		return RedisRateLimiter.builder(connectionFactory()).clock(clock).countRejected(countRejected).build();
 	}
 
@@ -72,7 +72,7 @@ class RedisAlgorithmIntegrationTests extends AlgorithmContractTests {
 	@Test
 	void bucketsKeepOneFieldPerSliceWhateverTheThreshold() {
 		MutableClock clock = MutableClock.startingNow();
-		RateLimiter limiter = limiter(clock, false);
+		RateLimiter limiter = store(clock, false);
 		Limit limit = Limit.of(1_000_000, Duration.ofHours(1)).withAlgorithm(Algorithm.SLIDING_BUCKETS);
 		String key = RedisKeys.key(RedisRateLimiter.DEFAULT_KEY_PREFIX, "big", limit);
 		for (int minute = 0; minute < 150; minute++) {
@@ -95,7 +95,7 @@ class RedisAlgorithmIntegrationTests extends AlgorithmContractTests {
 		long seed = System.nanoTime();
 		Random random = new Random(seed);
 		MutableClock clock = MutableClock.startingNow();
-		RateLimiter limiter = limiter(clock, false);
+		RateLimiter limiter = store(clock, false);
 		for (int round = 0; round < 300; round++) {
 			this.redis.flushAll();
 			clock.advance(Duration.ofMillis(random.nextInt(5_000)));
@@ -159,7 +159,7 @@ class RedisAlgorithmIntegrationTests extends AlgorithmContractTests {
 	@Test
 	void aTokenBucketKeepsOneNumberThatExpiresWhenTheBucketIsFull() {
 		MutableClock clock = MutableClock.startingNow();
-		RateLimiter limiter = limiter(clock, false);
+		RateLimiter limiter = store(clock, false);
 		Limit limit = Limit.of(10, Duration.ofSeconds(10)).withAlgorithm(Algorithm.TOKEN_BUCKET);
 		String key = RedisKeys.key(RedisRateLimiter.DEFAULT_KEY_PREFIX, "tokens", limit);
 		limiter.acquire("tokens", 3, List.of(limit));
@@ -169,7 +169,7 @@ class RedisAlgorithmIntegrationTests extends AlgorithmContractTests {
 
 	@Test
 	void eachAlgorithmHasItsOwnKeyForTheSameNumbers() {
-		RateLimiter limiter = limiter(MutableClock.startingNow(), false);
+		RateLimiter limiter = store(MutableClock.startingNow(), false);
 		List<Limit> limits = new ArrayList<>();
 		for (Algorithm algorithm : Algorithm.values()) {
 			limits.add(Limit.of(3, Duration.ofMinutes(1)).withAlgorithm(algorithm));
@@ -177,7 +177,25 @@ class RedisAlgorithmIntegrationTests extends AlgorithmContractTests {
 		assertThat(limiter.acquire("same", 1, limits).isAllowed()).isTrue();
 		assertThat(this.redis.command("KEYS", "limiter:{same}*")).asList()
 			.containsExactlyInAnyOrder("limiter:{same}:w60000", "limiter:{same}:w60000:b60", "limiter:{same}:w60000:t",
-					"limiter:{same}:w60000:c");
+					"limiter:{same}:w60000:c", "limiter:{same}:w60000:f");
+	}
+
+	@Test
+	void aSlotInFlightIsTheCallsMemberScoredByTheEndOfItsLeaseAndTheKeyLivesAsLongAsTheLease() {
+		MutableClock clock = MutableClock.startingNow();
+		RateLimiter limiter = store(clock, false);
+		Limit limit = Limit.of(2, Duration.ofSeconds(3)).withAlgorithm(Algorithm.IN_FLIGHT);
+		Decision decision = limiter.acquire("slots", 2, List.of(limit));
+		String key = "limiter:{slots}:w3000:f";
+		assertThat(this.redis.command("TYPE", key)).isEqualTo("zset");
+		List<?> members = (List<?>) this.redis.command("ZRANGE", key, "0", "-1", "WITHSCORES");
+		assertThat(members).hasSize(4);
+		assertThat(members.get(0).toString()).isEqualTo(decision.grant().member() + ".1");
+		assertThat(Long.parseLong(members.get(1).toString()))
+			.isEqualTo(decision.decidedAtMicros() + limit.periodMicros());
+		assertThat((Long) this.redis.command("PTTL", key)).isPositive().isLessThanOrEqualTo(3_000);
+		assertThat(limiter.finish(decision)).isTrue();
+		assertThat(this.redis.command("EXISTS", key)).isEqualTo(0L);
 	}
 
 	@Test
@@ -186,7 +204,7 @@ class RedisAlgorithmIntegrationTests extends AlgorithmContractTests {
 		// 10:00:30 on the 24th in Berlin: the day ends at midnight, 13h59m30s later
 		clock.set(java.time.ZonedDateTime.of(2026, 11, 24, 10, 0, 30, 0, java.time.ZoneId.of("Europe/Berlin"))
 			.toInstant());
-		RateLimiter limiter = limiter(clock, false);
+		RateLimiter limiter = store(clock, false);
 		Limit daily = Limit.of(3, Duration.ofMinutes(1))
 			.withCalendar(java.time.temporal.ChronoUnit.DAYS, java.time.ZoneId.of("Europe/Berlin"));
 		assertThat(limiter.acquire("calendar", 2, List.of(daily)).remaining()).isEqualTo(1);

@@ -45,7 +45,7 @@ class RedisClusterAlgorithmIntegrationTests extends AlgorithmContractTests {
 	}
 
 	@Override
-	protected RateLimiter limiter(Clock clock, boolean countRejected) {
+	protected RateLimiter store(Clock clock, boolean countRejected) {
 		return RedisRateLimiter.builder(connectionFactory()).clock(clock).countRejected(countRejected).build();
 	}
 

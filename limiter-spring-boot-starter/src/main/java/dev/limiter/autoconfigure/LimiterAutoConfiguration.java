@@ -220,10 +220,17 @@ public final class LimiterAutoConfiguration {
 		CallPipeline limiterCallPipeline(RateLimiter rateLimiter, RateLimitOperationSource operationSource,
 				RateLimitKeyResolver keyResolver, ApplicationContext applicationContext,
 				ObjectProvider<RateLimitDecisionListener> listeners, ObjectProvider<CurrentRequest> currentRequest,
-				ObjectProvider<CallClock> clock) {
-			return new CallPipeline(rateLimiter, operationSource, keyResolver, applicationContext,
+				ObjectProvider<CallClock> clock, LimiterProperties properties) {
+			CallPipeline pipeline = new CallPipeline(rateLimiter, operationSource, keyResolver, applicationContext,
 					listeners.orderedStream().toList(), currentRequest.getIfAvailable(),
 					clock.getIfAvailable(() -> CallClock.SYSTEM));
+			pipeline.setCapacityLimits(properties.getLimits()
+				.entrySet()
+				.stream()
+				.filter((limit) -> limit.getValue().getProtects() == LimiterProperties.Protects.CAPACITY)
+				.map(java.util.Map.Entry::getKey)
+				.collect(java.util.stream.Collectors.toSet()));
+			return pipeline;
 		}
 
 		// Named after Limiter: bucket4j-spring-boot-starter registers a "rateLimitAspect"

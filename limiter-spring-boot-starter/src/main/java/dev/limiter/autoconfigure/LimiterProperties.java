@@ -288,6 +288,21 @@ public class LimiterProperties implements InitializingBean {
 		 */
 		private final Map<String, Plan> plans = new LinkedHashMap<>();
 
+		/**
+		 * What the limit protects: a caller's quota (refused with 429) or the service's
+		 * capacity (refused with 503 and the temporary-reduced-capacity problem, as for
+		 * an in-flight limit shared by every caller).
+		 */
+		private Protects protects = Protects.QUOTA;
+
+		public Protects getProtects() {
+			return this.protects;
+		}
+
+		public void setProtects(Protects protects) {
+			this.protects = (protects != null) ? protects : Protects.QUOTA;
+		}
+
 		public String getCalendar() {
 			return this.calendar;
 		}
@@ -632,6 +647,19 @@ public class LimiterProperties implements InitializingBean {
 		public void setHeaders(HeaderStyle headers) {
 			this.headers = headers;
 		}
+
+	}
+
+	/**
+	 * What a limit protects, which decides how its refusal is answered.
+	 */
+	public enum Protects {
+
+		/** A caller's quota: a refusal is 429 Too Many Requests. */
+		QUOTA,
+
+		/** The service's capacity: a refusal is 503 Service Unavailable. */
+		CAPACITY
 
 	}
 

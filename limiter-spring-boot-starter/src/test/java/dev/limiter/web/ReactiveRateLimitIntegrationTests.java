@@ -9,6 +9,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -35,6 +36,7 @@ import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
 
+import dev.limiter.Algorithm;
 import dev.limiter.RateLimiter;
 import dev.limiter.Usage;
 import dev.limiter.annotation.RateLimit;
@@ -45,6 +47,7 @@ import dev.limiter.test.NonBlockingThreads;
 import dev.limiter.test.RedisServer;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
@@ -358,6 +361,33 @@ class ReactiveRateLimitIntegrationTests {
 		assertThat(usage("refundedFlux", "ip:127.0.0.1")).isZero();
 	}
 
+	@Test
+	void aClientThatDisconnectsMidCallFreesItsSlotInFlight() {
+		WebTestClient impatient = client.mutate().responseTimeout(Duration.ofMillis(500)).build();
+		assertThatIllegalStateException().isThrownBy(() -> impatient.get().uri("/in-flight-held").exchange());
+		// the server hears the connection close and cancels the handler's Mono, whose end
+		// gives the slot back
+		Awaitility.await()
+			.atMost(Duration.ofSeconds(10))
+			.untilAsserted(() -> assertThat(usage("inFlightHeld", "held")).isZero());
+		assertThatIllegalStateException().as("admitted: the call runs until the client gives up")
+			.isThrownBy(() -> impatient.get().uri("/in-flight-held").exchange());
+	}
+
+	@Test
+	void aCallInFlightGivesItsSlotBackBeforeItsAnswerSoTheCallerMayCallAgainAtOnce() {
+		// a stream is in flight until its last element: each answer is read whole
+		for (String uri : List.of("/in-flight-quick", "/in-flight-quick-flux")) {
+			for (int i = 0; i < 5; i++) {
+				client.get().uri(uri).exchange().expectStatus().isOk().expectBody(String.class).returnResult();
+			}
+		}
+		for (int i = 0; i < 3; i++) {
+			client.get().uri("/in-flight-failing").exchange().expectStatus().is5xxServerError();
+		}
+		assertThat(usage("inFlightFailing", "failing")).as("an error ends the call too").isZero();
+	}
+
 	private static int admitted(String uri, int calls) {
 		return admitted(client, uri, calls);
 	}
@@ -429,6 +459,30 @@ class ReactiveRateLimitIntegrationTests {
 
 	@RestController
 	static class Limited {
+
+		@RateLimit(algorithm = Algorithm.IN_FLIGHT, threshold = 1, period = 30, key = "'held'")
+		@GetMapping("/in-flight-held")
+		public Mono<String> inFlightHeld() {
+			return Mono.never();
+		}
+
+		@RateLimit(algorithm = Algorithm.IN_FLIGHT, threshold = 1, period = 30, key = "'quick'")
+		@GetMapping("/in-flight-quick")
+		public Mono<String> inFlightQuick() {
+			return Mono.just("quick");
+		}
+
+		@RateLimit(algorithm = Algorithm.IN_FLIGHT, threshold = 1, period = 30, key = "'quick-flux'")
+		@GetMapping("/in-flight-quick-flux")
+		public Flux<String> inFlightQuickFlux() {
+			return Flux.just("a", "b");
+		}
+
+		@RateLimit(algorithm = Algorithm.IN_FLIGHT, threshold = 1, period = 30, key = "'failing'")
+		@GetMapping("/in-flight-failing")
+		public Mono<String> inFlightFailing() {
+			return Mono.error(new IllegalArgumentException("bad"));
+		}
 
 		@RateLimit(threshold = 2, period = 30)
 		@GetMapping("/mono")

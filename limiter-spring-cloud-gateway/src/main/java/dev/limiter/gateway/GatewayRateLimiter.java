@@ -9,6 +9,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import org.springframework.cloud.gateway.event.FilterArgsEvent;
 import org.springframework.cloud.gateway.support.ConfigurationService;
 import org.springframework.web.filter.reactive.ServerWebExchangeContextFilter;
+import org.springframework.web.server.ServerWebExchange;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
 
@@ -58,6 +59,8 @@ public class GatewayRateLimiter
 
 	private final Map<String, Route> routes = new ConcurrentHashMap<>();
 
+	private volatile boolean slotsInFlight;
+
 	/**
 	 * Create the rate limiter.
 	 * @param calls decides the routes' requests, as annotated calls are decided
@@ -88,6 +91,9 @@ public class GatewayRateLimiter
 		AnnotatedOperation operation = this.calls.register(event.getRouteId(),
 				RouteArguments.of(config, Spelling.ROUTE));
 		this.routes.put(event.getRouteId(), new Route(operation, config.getPlanResolver()));
+		if (operation.holdsSlots()) {
+			this.slotsInFlight = true;
+		}
 	}
 
 	@Override
@@ -110,9 +116,47 @@ public class GatewayRateLimiter
 				Decision now = (decided.isDone() && !decided.isCompletedExceptionally()) ? decided.join() : null;
 				Mono<Decision> decision = (now != null && !now.isAllowed()) ? Mono.just(now)
 						: Mono.fromFuture(decided).publishOn(Schedulers.parallel());
-				return decision.flatMap((answer) -> response(call, answer)).defaultIfEmpty(ADMITTED_UNTOLD);
+				return decision.flatMap((answer) -> response(call, answer).flatMap((response) -> held(call, response)))
+					.defaultIfEmpty(ADMITTED_UNTOLD);
 			});
 		});
+	}
+
+	/**
+	 * Hand an admitted request that holds slots in flight to {@link RouteCallEnds}, which
+	 * ends it when the exchange is finished; without the exchange (no context filter) it
+	 * could never be ended, so it is ended at once.
+	 */
+	private Mono<Response> held(RouteCall call, Response response) {
+		if (!this.calls.holdsSlots(call)) {
+			return Mono.just(response);
+		}
+		return Mono.deferContextual((context) -> {
+			ServerWebExchange exchange = ServerWebExchangeContextFilter.getExchange(context).orElse(null);
+			if (exchange != null) {
+				RouteCallEnds.hold(exchange, call);
+				return Mono.just(response);
+			}
+			return Mono.fromRunnable(() -> this.calls.finish(call))
+				.subscribeOn(Schedulers.boundedElastic())
+				.thenReturn(response);
+		});
+	}
+
+	/**
+	 * Return whether a route counts calls in flight, whose requests must be ended.
+	 * @return whether any route's limits hold slots
+	 */
+	boolean holdsSlots() {
+		return this.slotsInFlight;
+	}
+
+	/**
+	 * Return the calls of the routes, which end requests in flight.
+	 * @return the route calls
+	 */
+	RouteCalls calls() {
+		return this.calls;
 	}
 
 	/**

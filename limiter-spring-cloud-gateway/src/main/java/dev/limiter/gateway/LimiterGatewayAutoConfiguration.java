@@ -44,6 +44,12 @@ public final class LimiterGatewayAutoConfiguration {
 		return new GatewayRateLimiter(routeCalls, headers, configurationService);
 	}
 
+	// Ends the requests of routes that count calls in flight when their exchange ends.
+	@Bean
+	RouteCallEnds limiterRouteCallEnds(GatewayRateLimiter limiterRateLimiter) {
+		return new RouteCallEnds(limiterRateLimiter);
+	}
+
 	@Bean
 	@ConditionalOnMissingBean
 	GatewayRateLimitExceptionHandler gatewayRateLimitExceptionHandler(RateLimitResponses responses,

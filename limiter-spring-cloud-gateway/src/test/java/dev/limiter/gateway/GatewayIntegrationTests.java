@@ -19,6 +19,7 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationHandler;
 import io.micrometer.observation.ObservationRegistry;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
@@ -27,6 +28,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 import reactor.blockhound.BlockingOperationError;
 import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
 import reactor.netty.DisposableServer;
 import reactor.netty.http.server.HttpServer;
 
@@ -82,7 +84,12 @@ class GatewayIntegrationTests {
 		upstream = HttpServer.create()
 			.host("127.0.0.1")
 			.port(0)
-			.handle((request, response) -> response.sendString(Mono.just("upstream " + request.uri())))
+			.handle((request, response) -> response.sendString(request.uri().startsWith("/slow/")
+					// the timer of a thread that may block: Netty's buffer allocator can
+					// park a thread, which BlockHound forbids on Reactor's parallel
+					// threads
+					? Mono.delay(Duration.ofSeconds(2), Schedulers.boundedElastic()).thenReturn("slow " + request.uri())
+					: Mono.just("upstream " + request.uri())))
 			.bindNow();
 		first = gateway();
 		second = gateway();
@@ -243,6 +250,29 @@ class GatewayIntegrationTests {
 		assertThat(first.getBean(GatewayRateLimiter.class).route("paced").getMaxWait()).hasSeconds(3);
 	}
 
+	@Test
+	@Order(3)
+	void aRouteInFlightHoldsASlotUntilTheUpstreamsResponseIsFinishedAcrossTwoGateways() {
+		List<CompletableFuture<HttpResponse<String>>> calls = new ArrayList<>();
+		for (int i = 0; i < 5; i++) {
+			calls.add(http.sendAsync(get((i % 2 == 0) ? first : second, "/slow/" + i, "ida"),
+					HttpResponse.BodyHandlers.ofString()));
+		}
+		List<Integer> statuses = calls.stream().map(CompletableFuture::join).map(HttpResponse::statusCode).toList();
+		assertThat(statuses).as("2 in flight, the upstream answering in 2 s").containsOnly(200, 429);
+		assertThat(statuses.stream().filter((status) -> status == 200)).hasSize(2);
+		assertThat(calls.stream().map(CompletableFuture::join).filter((response) -> response.statusCode() == 429))
+			.allSatisfy((response) -> assertThat(response.headers().firstValue("Retry-After")).hasValue("1"));
+		// every slot is given back as its exchange ends, just after the response's last
+		// byte was sent
+		Awaitility.await()
+			.atMost(Duration.ofSeconds(5))
+			.untilAsserted(() -> assertThat((List<?>) redis.command("KEYS", "*:f")).isEmpty());
+		assertThat(http.sendAsync(get(second, "/slow/again", "ida"), HttpResponse.BodyHandlers.ofString())
+			.join()
+			.statusCode()).isEqualTo(200);
+	}
+
 	private static List<Integer> statuses(String path, String user, String plan, int calls) throws Exception {
 		List<Integer> statuses = new ArrayList<>();
 		for (int i = 0; i < calls; i++) {
@@ -356,6 +386,8 @@ class GatewayIntegrationTests {
 				"limiter.threshold=100", "limiter.period=1m"));
 		properties.addAll(route(6, "paced", upstreamUri, "/paced/**", "limiter.threshold=1", "limiter.period=1s",
 				"limiter.max-wait=3s"));
+		properties.addAll(route(7, "slow", upstreamUri, "/slow/**", "limiter.threshold=2", "limiter.period=30s",
+				"limiter.algorithm=in-flight"));
 		return gateway(properties);
 	}
 

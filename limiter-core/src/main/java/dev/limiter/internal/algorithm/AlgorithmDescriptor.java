@@ -16,7 +16,7 @@ import dev.limiter.Limit;
 public abstract class AlgorithmDescriptor {
 
 	private static final List<AlgorithmDescriptor> DESCRIPTORS = List.of(new SlidingLog(), new SlidingBuckets(),
-			new TokenBucket(), new Calendar());
+			new TokenBucket(), new Calendar(), new InFlight());
 
 	private static final AlgorithmDescriptor[] BY_ORDINAL = byOrdinal();
 
@@ -87,6 +87,29 @@ public abstract class AlgorithmDescriptor {
 	 * @return whether {@link #unitArgument} must be asked on each call
 	 */
 	public boolean unitDependsOnTime() {
+		return false;
+	}
+
+	/**
+	 * Return whether the algorithm holds a slot per running call, given back when the
+	 * call ends ({@code RateLimiter.finish}) and kept by renewing its lease.
+	 * @return whether calls hold slots
+	 */
+	public boolean holdsSlots() {
+		return false;
+	}
+
+	/**
+	 * Return whether any of the limits holds slots.
+	 * @param limits the limits
+	 * @return whether one of them is an in-flight limit
+	 */
+	public static boolean anyHoldsSlots(List<Limit> limits) {
+		for (int i = 0; i < limits.size(); i++) {
+			if (of(limits.get(i).algorithm()).holdsSlots()) {
+				return true;
+			}
+		}
 		return false;
 	}
 

@@ -58,6 +58,14 @@ public abstract class Window {
 	 */
 	public abstract void record(long now, long permits);
 
+	/**
+	 * Record permits taken at {@code now} by the call that {@code member} names; the
+	 * algorithms that keep no member per call record as {@link #record(long, long)}.
+	 */
+	public void record(long now, long permits, String member) {
+		record(now, permits);
+	}
+
 	/** Return the time from {@code now} until {@code permits} more fit, after load. */
 	public abstract long waitFor(long now, long permits);
 
@@ -75,6 +83,24 @@ public abstract class Window {
 
 	/** Give back permits taken at {@code at}, if they still count. */
 	public abstract void release(long now, long at, long permits);
+
+	/**
+	 * Give back permits taken at {@code at} by the call that {@code member} names; the
+	 * algorithms that keep no member per call give back as
+	 * {@link #release(long, long, long)}.
+	 */
+	public void release(long now, long at, long permits, String member) {
+		release(now, at, permits);
+	}
+
+	/**
+	 * Renew the lease of the slots a running call holds, from {@code now}; a lease that
+	 * ended is not renewed.
+	 * @return whether the call still held a slot
+	 */
+	public boolean renew(long now, String member, long permits) {
+		return false;
+	}
 
 	/**
 	 * Return the permits counted in the current slice, {@code -1} when there are no

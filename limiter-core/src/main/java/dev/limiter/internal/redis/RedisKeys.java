@@ -66,6 +66,24 @@ public final class RedisKeys {
 		return (tag.length() > MAX_TAG_LENGTH) ? "%H" + sha256(key) : tag.toString();
 	}
 
+	/**
+	 * Return the Redis Cluster slot of every key of a caller key: CRC16 of its hash tag,
+	 * modulo 16384.
+	 * @param key the caller key
+	 * @return the slot
+	 */
+	public static int slot(String key) {
+		byte[] tag = tag(key).getBytes(java.nio.charset.StandardCharsets.UTF_8);
+		int crc = 0;
+		for (byte b : tag) {
+			crc ^= (b & 0xFF) << 8;
+			for (int i = 0; i < 8; i++) {
+				crc = ((crc & 0x8000) != 0) ? ((crc << 1) ^ 0x1021) : (crc << 1);
+			}
+		}
+		return (crc & 0xFFFF) % 16384;
+	}
+
 	private static int firstSpecial(String key) {
 		for (int i = 0; i < key.length(); i++) {
 			char c = key.charAt(i);

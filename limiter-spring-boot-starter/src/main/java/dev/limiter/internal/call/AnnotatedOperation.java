@@ -5,6 +5,7 @@ import java.util.BitSet;
 import java.util.List;
 import java.util.Map;
 
+import dev.limiter.internal.algorithm.AlgorithmDescriptor;
 import dev.limiter.Limit;
 import dev.limiter.call.RateLimitOperation;
 import dev.limiter.key.RateLimitKeys;
@@ -199,6 +200,15 @@ public final class AnnotatedOperation implements RateLimitOperation {
 			}
 		}
 		return read;
+	}
+
+	/**
+	 * Return whether a call of this operation holds slots in flight, to give back when it
+	 * ends.
+	 * @return whether a limit counts calls in flight
+	 */
+	public boolean holdsSlots() {
+		return AlgorithmDescriptor.anyHoldsSlots(this.limits);
 	}
 
 	/**

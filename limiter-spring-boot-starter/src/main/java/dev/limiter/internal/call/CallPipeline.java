@@ -6,6 +6,7 @@ import java.time.Duration;
 import java.util.BitSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Set;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -16,6 +17,7 @@ import org.slf4j.LoggerFactory;
 import org.springframework.context.MessageSource;
 import org.springframework.context.i18n.LocaleContextHolder;
 
+import dev.limiter.Algorithm;
 import dev.limiter.Decision;
 import dev.limiter.FailurePolicy;
 import dev.limiter.Limit;
@@ -71,6 +73,8 @@ public final class CallPipeline {
 
 	private final CallClock clock;
 
+	private Set<String> capacityLimits = Set.of();
+
 	private final ShadowLog shadowLog = new ShadowLog();
 
 	private volatile RateLimitObserver observer = RateLimitObserver.NONE;
@@ -117,6 +121,16 @@ public final class CallPipeline {
 	 */
 	public void setObserver(RateLimitObserver observer) {
 		this.observer = (observer != null) ? observer : RateLimitObserver.NONE;
+	}
+
+	/**
+	 * Name the limits that protect the service's capacity rather than a caller's quota
+	 * ({@code limiter.limits.<name>.protects: capacity}): their refusals are answered as
+	 * the service being at capacity (503), not as a caller over quota (429).
+	 * @param names the names of those limits
+	 */
+	public void setCapacityLimits(Set<String> names) {
+		this.capacityLimits = Set.copyOf(names);
 	}
 
 	/**
@@ -250,12 +264,17 @@ public final class CallPipeline {
 			Object observation = this.observer.start(operation);
 			try {
 				decision = acquire(prepared);
+				long deadline = start + operation.getMaxWait().toNanos();
 				if (operation.waitsFor(decision)) {
-					// Once: the wait is the exact time until the call fits, unless
-					// another
-					// caller takes the turn first, and then the rejection stands.
-					this.clock.sleep(decision.retryAfter());
-					decision = acquire(prepared);
+					// Once for a window: the wait is the exact time until the call fits,
+					// unless another caller takes the turn first, and then the rejection
+					// stands. A slot in flight frees whenever a call ends: asked again
+					// after each hint until the wait is spent.
+					do {
+						this.clock.sleep(pause(decision, deadline));
+						decision = acquire(prepared);
+					}
+					while (pollsAgain(decision, deadline));
 				}
 			}
 			catch (RuntimeException | InterruptedException ex) {
@@ -299,9 +318,9 @@ public final class CallPipeline {
 		else {
 			long start = this.clock.nanoTime();
 			Object observation = this.observer.start(operation);
+			long deadline = start + operation.getMaxWait().toNanos();
 			enforced = acquireAsync(prepared).thenCompose((decision) -> operation.waitsFor(decision)
-					? delay.after(decision.retryAfter()).thenCompose((waited) -> acquireAsync(prepared))
-					: CompletableFuture.completedFuture(decision))
+					? waitedAsync(prepared, decision, deadline, delay) : CompletableFuture.completedFuture(decision))
 				.whenComplete((decision, failure) -> {
 					if (failure != null) {
 						this.observer.stop(observation, null, failure);
@@ -326,6 +345,32 @@ public final class CallPipeline {
 					return new Admission(prepared, decision, shadow, false);
 				});
 		});
+	}
+
+	/** Wait for a turn, then ask again; for a slot in flight, until the wait is spent. */
+	private CompletableFuture<Decision> waitedAsync(PreparedCall prepared, Decision rejected, long deadline,
+			Delay delay) {
+		return delay.after(pause(rejected, deadline))
+			.toCompletableFuture()
+			.thenCompose((waited) -> acquireAsync(prepared))
+			.thenCompose((decision) -> pollsAgain(decision, deadline) ? waitedAsync(prepared, decision, deadline, delay)
+					: CompletableFuture.completedFuture(decision));
+	}
+
+	/** The pause before asking again: the wait named, never past the deadline. */
+	private Duration pause(Decision rejected, long deadline) {
+		long left = Math.max(0, deadline - this.clock.nanoTime());
+		return (rejected.limit().algorithm() == Algorithm.IN_FLIGHT && rejected.retryAfter().toNanos() > left)
+				? Duration.ofNanos(left) : rejected.retryAfter();
+	}
+
+	/**
+	 * Whether a call refused by a limit in flight asks again: a slot frees whenever a
+	 * call ends, so it asks after each hint (a few times a second) while its wait lasts.
+	 */
+	private boolean pollsAgain(Decision decision, long deadline) {
+		return !decision.isAllowed() && !decision.isDegraded() && decision.limit().algorithm() == Algorithm.IN_FLIGHT
+				&& deadline - this.clock.nanoTime() > 0;
 	}
 
 	private Decision acquire(PreparedCall prepared) {
@@ -379,21 +424,32 @@ public final class CallPipeline {
 		Decision decision = admission.enforced();
 		String key = admission.prepared().key();
 		if (decision.policy() == FailurePolicy.FAIL_CLOSED) {
-			return new RateLimitUnavailableException(unavailableMessage(decision), key, decision);
+			return new RateLimitUnavailableException(unavailableMessage(RateLimitAspect.UNAVAILABLE_MESSAGE_CODE,
+					decision, RateLimitUnavailableException.standardMessage(decision)), key, decision);
+		}
+		if (!this.capacityLimits.isEmpty() && decision.limit() != null
+				&& this.capacityLimits.contains(decision.limit().name())) {
+			return new RateLimitUnavailableException(unavailableMessage(RateLimitAspect.CAPACITY_MESSAGE_CODE, decision,
+					"The service is at capacity under '" + decision.limit().name() + "', retry after "
+							+ decision.retryAfterSeconds() + "s"),
+					key, decision);
 		}
 		return new RateLimitExceededException(message(admission.prepared().operation(), decision), key, decision);
 	}
 
-	private String unavailableMessage(Decision decision) {
+	/**
+	 * Return the message of a 503 refusal: the {@code MessageSource}'s for the code, with
+	 * the limit's name and the seconds to wait, else the standard one.
+	 */
+	private String unavailableMessage(String code, Decision decision, String standard) {
 		if (this.messageSource != null) {
 			Object[] arguments = { decision.limit().name(), Long.toString(decision.retryAfterSeconds()) };
-			String message = this.messageSource.getMessage(RateLimitAspect.UNAVAILABLE_MESSAGE_CODE, arguments, null,
-					LocaleContextHolder.getLocale());
+			String message = this.messageSource.getMessage(code, arguments, null, LocaleContextHolder.getLocale());
 			if (message != null) {
 				return message;
 			}
 		}
-		return RateLimitUnavailableException.standardMessage(decision);
+		return standard;
 	}
 
 	private String message(AnnotatedOperation operation, Decision decision) {
@@ -523,6 +579,31 @@ public final class CallPipeline {
 	}
 
 	/**
+	 * End an admitted call, however it ended: give back the slots it holds under
+	 * in-flight limits, once (after a refund, nothing is left to give); blocking, so a
+	 * non-blocking surface calls it off its event loops. An end the store cannot hear
+	 * never fails the call: the slots then free themselves when their leases end.
+	 * @param admission the call
+	 */
+	void finish(Admission admission) {
+		if (!admission.holdsSlots()) {
+			return;
+		}
+		try {
+			if (admitted(admission.enforced())) {
+				this.rateLimiter.finish(admission.enforced());
+			}
+			if (admitted(admission.shadow())) {
+				this.rateLimiter.finish(admission.shadow());
+			}
+		}
+		catch (RuntimeException ex) {
+			logger.warn("The end of a call to {} was not recorded; its slots in flight free themselves when their "
+					+ "leases end", admission.prepared().operation().getDescription(), ex);
+		}
+	}
+
+	/**
 	 * How a surface waits for a turn without blocking.
 	 */
 	@FunctionalInterface
@@ -561,6 +642,11 @@ public final class CallPipeline {
 		/** Return whether the call settles a charge once it is done. */
 		boolean charged() {
 			return this.prepared != null && this.prepared.operation().getCharge() != null;
+		}
+
+		/** Return whether the call holds slots in flight, given back when it ends. */
+		boolean holdsSlots() {
+			return this.prepared != null && admitted() && this.prepared.operation().holdsSlots();
 		}
 
 	}

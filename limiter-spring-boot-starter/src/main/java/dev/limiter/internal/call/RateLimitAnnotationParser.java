@@ -267,6 +267,13 @@ public class RateLimitAnnotationParser {
 							"Count a charged limit with algorithm = Algorithm.SLIDING_BUCKETS, TOKEN_BUCKET or a "
 									+ "calendar (limiter.limits.<name>.algorithm, .calendar), or remove charge.");
 				}
+				if (counted.algorithm() == Algorithm.IN_FLIGHT) {
+					throw new InvalidRateLimitException(description,
+							"charge '" + source + "' is given to the in-flight limit " + counted
+									+ ", which counts calls running, not their cost",
+							"Put the charge on a limit of its own beside the in-flight one (a repeated @RateLimit), "
+									+ "or remove charge.");
+				}
 			}
 		}
 		return KeyExpression.parse(this.parser, this.beanResolver, description, method, source, KeyExpression.CHARGE);

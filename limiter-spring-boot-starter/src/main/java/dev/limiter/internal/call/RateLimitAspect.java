@@ -46,6 +46,13 @@ public class RateLimitAspect implements MethodInterceptor, Ordered {
 	 */
 	public static final String UNAVAILABLE_MESSAGE_CODE = "limiter.unavailable";
 
+	/**
+	 * The message code looked up when a limit that protects capacity
+	 * ({@code limiter.limits.<name>.protects: capacity}) refuses a call; arguments: the
+	 * limit's name and the seconds to wait.
+	 */
+	public static final String CAPACITY_MESSAGE_CODE = "limiter.at-capacity";
+
 	private final CallPipeline pipeline;
 
 	private final ReactiveCurrentRequest reactiveRequest;
@@ -105,6 +112,9 @@ public class RateLimitAspect implements MethodInterceptor, Ordered {
 				this.pipeline.release(admission);
 			}
 			throw ex;
+		}
+		finally {
+			this.pipeline.finish(admission);
 		}
 		if (admission.charged()) {
 			this.pipeline.settle(admission, this.pipeline.cost(prepared, result));

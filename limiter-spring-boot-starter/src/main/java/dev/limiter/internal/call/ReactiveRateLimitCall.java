@@ -68,6 +68,7 @@ final class ReactiveRateLimitCall {
 			return admission.flatMap((admitted) -> {
 				Mono<Object> result = Mono.from(proceed(call))
 					.onErrorResume((ex) -> refunded(pipeline, operation, admitted, ex));
+				result = admitted.holdsSlots() ? ended(pipeline, admitted, result) : result;
 				return admitted.charged() ? result
 					.flatMap((value) -> settled(pipeline, admitted, pipeline.cost(admitted.prepared(), value))
 						.thenReturn(value)) : result;
@@ -76,6 +77,7 @@ final class ReactiveRateLimitCall {
 		Flux<Object> stream = admission.flatMapMany((admitted) -> {
 			Flux<Object> result = Flux.from(proceed(call))
 				.onErrorResume((ex) -> refunded(pipeline, operation, admitted, ex));
+			result = admitted.holdsSlots() ? ended(pipeline, admitted, result) : result;
 			if (!admitted.charged()) {
 				return result;
 			}
@@ -162,6 +164,40 @@ final class ReactiveRateLimitCall {
 		return Mono.<T>fromRunnable(() -> pipeline.release(admission))
 			.subscribeOn(Schedulers.boundedElastic())
 			.then(Mono.error(ex));
+	}
+
+	/**
+	 * End a call that holds slots in flight when its stream ends, whichever way: before
+	 * its completion or its error reaches the subscriber (so that a caller who calls
+	 * again at once finds its slot free), and when it is cancelled (a client that went
+	 * away).
+	 */
+	private static Flux<Object> ended(CallPipeline pipeline, Admission admission, Flux<Object> result) {
+		Mono<Void> end = end(pipeline, admission);
+		return result.onErrorResume((ex) -> end.then(Mono.error(ex)))
+			.concatWith(end.then(Mono.empty()))
+			.doOnCancel(() -> end.subscribe());
+	}
+
+	/** End a call that holds slots in flight when its one value comes, as a stream's. */
+	private static Mono<Object> ended(CallPipeline pipeline, Admission admission, Mono<Object> result) {
+		Mono<Void> end = end(pipeline, admission);
+		return result.onErrorResume((ex) -> end.then(Mono.error(ex)))
+			.flatMap((value) -> end.thenReturn(value))
+			.switchIfEmpty(end.then(Mono.empty()))
+			.doOnCancel(() -> end.subscribe());
+	}
+
+	/**
+	 * Return the end of a call, run once whoever asks first; it talks to the store, so it
+	 * runs off the event loop, and the response goes on on Reactor's parallel threads.
+	 */
+	private static Mono<Void> end(CallPipeline pipeline, Admission admission) {
+		AtomicBoolean endedOnce = new AtomicBoolean();
+		return Mono.defer(
+				() -> endedOnce.compareAndSet(false, true) ? Mono.<Void>fromRunnable(() -> pipeline.finish(admission))
+					.subscribeOn(Schedulers.boundedElastic())
+					.publishOn(Schedulers.parallel()) : Mono.<Void>empty());
 	}
 
 	/**

@@ -89,7 +89,9 @@ public final class RouteCalls {
 	 * @throws InterruptedException if the thread is interrupted while it waits for a turn
 	 */
 	public Decision decide(RouteCall call) throws InterruptedException {
-		return this.pipeline.decide(call.prepared).enforced();
+		CallPipeline.Admission admission = this.pipeline.decide(call.prepared);
+		call.admission = admission;
+		return admission.enforced();
 	}
 
 	/**
@@ -101,7 +103,34 @@ public final class RouteCalls {
 	 * limits all only watch
 	 */
 	public CompletableFuture<Decision> decideAsync(RouteCall call, CallPipeline.Delay delay) {
-		return this.pipeline.decideAsync(call.prepared, delay).thenApply(CallPipeline.Admission::enforced);
+		return this.pipeline.decideAsync(call.prepared, delay).thenApply((admission) -> {
+			call.admission = admission;
+			return admission.enforced();
+		});
+	}
+
+	/**
+	 * Return whether an admitted request holds slots in flight, which
+	 * {@link #finish(RouteCall)} gives back when its response is finished.
+	 * @param call the decided call
+	 * @return whether the route counts calls in flight and the request was admitted
+	 */
+	public boolean holdsSlots(RouteCall call) {
+		CallPipeline.Admission admission = call.admission;
+		return admission != null && admission.holdsSlots();
+	}
+
+	/**
+	 * End an admitted request whose response is finished, however it ended: its slots in
+	 * flight are given back, once; blocking, so a non-blocking gateway calls it off its
+	 * event loops.
+	 * @param call the decided call
+	 */
+	public void finish(RouteCall call) {
+		CallPipeline.Admission admission = call.admission;
+		if (admission != null) {
+			this.pipeline.finish(admission);
+		}
 	}
 
 	/**
@@ -223,6 +252,8 @@ public final class RouteCalls {
 	public static final class RouteCall {
 
 		private final PreparedCall prepared;
+
+		private volatile CallPipeline.Admission admission;
 
 		private RouteCall(PreparedCall prepared) {
 			this.prepared = prepared;

@@ -2,6 +2,7 @@ package dev.limiter.internal.web;
 
 import java.util.function.BiConsumer;
 
+import dev.limiter.Algorithm;
 import dev.limiter.Decision;
 import dev.limiter.Limit;
 import dev.limiter.web.HeaderStyle;
@@ -63,16 +64,23 @@ public final class RateLimitHeaders {
 		if (!decision.isAllowed()) {
 			headers.accept(RETRY_AFTER, Long.toString(decision.retryAfterSeconds()));
 		}
+		// Calls in flight have no window and no reset: a slot frees whenever a call ends.
+		// Their headers say the slots and what is free, and a refusal's t is its hint.
+		boolean window = limit.algorithm() != Algorithm.IN_FLIGHT;
 		if (this.style == HeaderStyle.BOTH || this.style == HeaderStyle.IETF) {
 			String name = quote(limit.name());
 			long reset = decision.isAllowed() ? decision.resetAfterSeconds() : decision.retryAfterSeconds();
-			headers.accept(RATE_LIMIT_POLICY, name + ";q=" + limit.threshold() + ";w=" + seconds(limit));
-			headers.accept(RATE_LIMIT, name + ";r=" + decision.remaining() + ";t=" + reset);
+			headers.accept(RATE_LIMIT_POLICY,
+					name + ";q=" + limit.threshold() + (window ? ";w=" + seconds(limit) : ""));
+			headers.accept(RATE_LIMIT,
+					name + ";r=" + decision.remaining() + ((window || !decision.isAllowed()) ? ";t=" + reset : ""));
 		}
 		if (this.style == HeaderStyle.BOTH || this.style == HeaderStyle.LEGACY) {
 			headers.accept(X_RATE_LIMIT_LIMIT, Long.toString(limit.threshold()));
 			headers.accept(X_RATE_LIMIT_REMAINING, Long.toString(decision.remaining()));
-			headers.accept(X_RATE_LIMIT_RESET, Long.toString(decision.resetAfterSeconds()));
+			if (window) {
+				headers.accept(X_RATE_LIMIT_RESET, Long.toString(decision.resetAfterSeconds()));
+			}
 		}
 	}
 

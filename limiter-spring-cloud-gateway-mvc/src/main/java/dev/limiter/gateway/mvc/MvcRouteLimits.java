@@ -1,5 +1,6 @@
 package dev.limiter.gateway.mvc;
 
+import java.io.IOException;
 import java.security.Principal;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -9,6 +10,10 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 
+import jakarta.servlet.ServletException;
+import jakarta.servlet.http.Cookie;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.NoSuchBeanDefinitionException;
 import org.springframework.beans.factory.ObjectProvider;
@@ -20,7 +25,10 @@ import org.springframework.cloud.gateway.server.mvc.config.FilterProperties;
 import org.springframework.cloud.gateway.server.mvc.config.GatewayMvcProperties;
 import org.springframework.cloud.gateway.server.mvc.config.RouteProperties;
 import org.springframework.http.HttpHeaders;
+import org.springframework.http.HttpStatusCode;
 import org.springframework.http.ProblemDetail;
+import org.springframework.util.MultiValueMap;
+import org.springframework.web.servlet.ModelAndView;
 import org.springframework.web.servlet.function.HandlerFunction;
 import org.springframework.web.servlet.function.ServerRequest;
 import org.springframework.web.servlet.function.ServerResponse;
@@ -113,7 +121,18 @@ final class MvcRouteLimits implements SmartInitializingSingleton {
 		RouteCall call = this.calls.prepare(route.operation(), caller(route, request), plan, request.servletRequest());
 		Decision decision = this.calls.decide(call);
 		if (decision == null || decision.isAllowed()) {
-			return next.handle(request);
+			if (!this.calls.holdsSlots(call)) {
+				return next.handle(request);
+			}
+			ServerResponse response;
+			try {
+				response = next.handle(request);
+			}
+			catch (Exception | Error ex) {
+				this.calls.finish(call);
+				throw ex;
+			}
+			return new FinishedResponse(response, () -> this.calls.finish(call));
 		}
 		HttpHeaders headers = new HttpHeaders();
 		ProblemDetail problem = this.responses.answer(this.calls.rejection(call, decision),
@@ -177,6 +196,55 @@ final class MvcRouteLimits implements SmartInitializingSingleton {
 	/** A route's operation and how its requests find their key and plan. */
 	private record Route(AnnotatedOperation operation, Function<ServerRequest, String> key,
 			Function<ServerRequest, String> plan) {
+	}
+
+	/**
+	 * The upstream's response, which ends the request's call in flight once it is written
+	 * (or fails to be): the slot is held while the body streams to the client.
+	 */
+	private static final class FinishedResponse implements ServerResponse {
+
+		private final ServerResponse response;
+
+		private final Runnable finish;
+
+		FinishedResponse(ServerResponse response, Runnable finish) {
+			this.response = response;
+			this.finish = finish;
+		}
+
+		@Override
+		public HttpStatusCode statusCode() {
+			return this.response.statusCode();
+		}
+
+		// Spring Framework 6.2's ServerResponse (Boot 3.5) still declares it.
+		@SuppressWarnings({ "deprecation", "removal" })
+		public int rawStatusCode() {
+			return this.response.statusCode().value();
+		}
+
+		@Override
+		public HttpHeaders headers() {
+			return this.response.headers();
+		}
+
+		@Override
+		public MultiValueMap<String, Cookie> cookies() {
+			return this.response.cookies();
+		}
+
+		@Override
+		public ModelAndView writeTo(HttpServletRequest request, HttpServletResponse response, Context context)
+				throws ServletException, IOException {
+			try {
+				return this.response.writeTo(request, response, context);
+			}
+			finally {
+				this.finish.run();
+			}
+		}
+
 	}
 
 }

@@ -76,7 +76,18 @@ class GatewayMvcIntegrationTests {
 	@BeforeAll
 	static void start() throws IOException {
 		upstream = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+		// many requests at once, each on a thread of its own
+		upstream.setExecutor(java.util.concurrent.Executors.newCachedThreadPool());
 		upstream.createContext("/", (exchange) -> {
+			if (exchange.getRequestURI().getPath().startsWith("/slow/")) {
+				try {
+					// the upstream's own work: a slow answer
+					Thread.sleep(2_000);
+				}
+				catch (InterruptedException ex) {
+					Thread.currentThread().interrupt();
+				}
+			}
 			byte[] body = ("upstream " + exchange.getRequestURI()).getBytes(StandardCharsets.UTF_8);
 			exchange.getResponseHeaders().add("Content-Type", "text/plain");
 			exchange.sendResponseHeaders(200, body.length);
@@ -176,6 +187,24 @@ class GatewayMvcIntegrationTests {
 		}
 		assertThat(calls.stream().map(CompletableFuture::join).map(HttpResponse::statusCode)).containsExactly(200, 200);
 		assertThat(operation(first, "route 'paced'").getMaxWait()).hasSeconds(3);
+	}
+
+	@Test
+	@Order(3)
+	void aRouteInFlightHoldsASlotUntilTheUpstreamsResponseIsWrittenAcrossTwoGateways() {
+		List<CompletableFuture<HttpResponse<String>>> calls = new ArrayList<>();
+		for (int i = 0; i < 5; i++) {
+			calls.add(http.sendAsync(get((i % 2 == 0) ? first : second, "/slow/" + i, "ida", null),
+					HttpResponse.BodyHandlers.ofString()));
+		}
+		List<Integer> statuses = calls.stream().map(CompletableFuture::join).map(HttpResponse::statusCode).toList();
+		assertThat(statuses).as("2 in flight, the upstream answering in 2 s").containsOnly(200, 429);
+		assertThat(statuses.stream().filter((status) -> status == 200)).hasSize(2);
+		// every slot was given back when its response was written
+		assertThat((List<?>) redis.command("KEYS", "*:f")).isEmpty();
+		assertThat(http.sendAsync(get(second, "/slow/again", "ida", null), HttpResponse.BodyHandlers.ofString())
+			.join()
+			.statusCode()).isEqualTo(200);
 	}
 
 	@Test
@@ -337,6 +366,8 @@ class GatewayMvcIntegrationTests {
 		properties.addAll(route(4, "tiered", "/tiered/**", "name=tiered", "key-resolver=userKeyResolver",
 				"plan-resolver=planResolver"));
 		properties.addAll(route(6, "paced", "/paced/**", "threshold=1", "period=1s", "max-wait=3s",
+				"key-resolver=userKeyResolver"));
+		properties.addAll(route(7, "slow", "/slow/**", "threshold=2", "period=30s", "algorithm=in-flight",
 				"key-resolver=userKeyResolver"));
 		String route = "spring.cloud.gateway.server.webmvc.routes[5].";
 		properties.addAll(List.of(route + "id=short", route + "uri=" + upstreamUri(),

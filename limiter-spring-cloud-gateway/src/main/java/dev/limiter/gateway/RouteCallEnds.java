@@ -1,0 +1,74 @@
+package dev.limiter.gateway;
+
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+import org.springframework.cloud.gateway.filter.GatewayFilterChain;
+import org.springframework.cloud.gateway.filter.GlobalFilter;
+import org.springframework.core.Ordered;
+import org.springframework.web.server.ServerWebExchange;
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
+
+import dev.limiter.internal.call.RouteCalls.RouteCall;
+
+/**
+ * Ends the requests of routes that count calls in flight when their exchange is finished,
+ * however it ends: the upstream's response written, an error, or a client that went away.
+ * First of the gateway's filters, so that it sees the whole exchange; a gateway whose
+ * routes hold no slots passes every exchange on untouched.
+ */
+final class RouteCallEnds implements GlobalFilter, Ordered {
+
+	private static final String HELD = RouteCallEnds.class.getName() + ".held";
+
+	private final GatewayRateLimiter limiter;
+
+	RouteCallEnds(GatewayRateLimiter limiter) {
+		this.limiter = limiter;
+	}
+
+	/** Remember an admitted request to end with its exchange. */
+	static void hold(ServerWebExchange exchange, RouteCall call) {
+		exchange.getAttributes().computeIfAbsent(HELD, (name) -> new CopyOnWriteArrayList<RouteCall>());
+		held(exchange).add(call);
+	}
+
+	@SuppressWarnings("unchecked")
+	private static List<RouteCall> held(ServerWebExchange exchange) {
+		return (List<RouteCall>) exchange.getAttributes().get(HELD);
+	}
+
+	@Override
+	public Mono<Void> filter(ServerWebExchange exchange, GatewayFilterChain chain) {
+		if (!this.limiter.holdsSlots()) {
+			return chain.filter(exchange);
+		}
+		Mono<Void> end = Mono.defer(() -> end(exchange));
+		return chain.filter(exchange)
+			.onErrorResume((ex) -> end.then(Mono.error(ex)))
+			.then(end)
+			.doOnCancel(() -> end.subscribe());
+	}
+
+	/**
+	 * End the exchange's held calls, once each; the end talks to the store, off the event
+	 * loop.
+	 */
+	private Mono<Void> end(ServerWebExchange exchange) {
+		List<RouteCall> held = held(exchange);
+		if (held == null || held.isEmpty()) {
+			return Mono.empty();
+		}
+		List<RouteCall> ending = List.copyOf(held);
+		held.removeAll(ending);
+		return Mono.<Void>fromRunnable(() -> ending.forEach(this.limiter.calls()::finish))
+			.subscribeOn(Schedulers.boundedElastic());
+	}
+
+	@Override
+	public int getOrder() {
+		return Ordered.HIGHEST_PRECEDENCE;
+	}
+
+}
