@@ -385,7 +385,15 @@ public class RateLimitsEndpoint {
 			row.put("period", used.limit().periodText());
 			row.put("used", used.used());
 			row.put("remaining", used.remaining());
-			row.put("resetAfterMillis", used.resetAfter().toMillis());
+			if (used.limit().algorithm() == Algorithm.IN_FLIGHT) {
+				// no window: the calls running, and when the latest lease ends unless
+				// renewed
+				row.put("inFlight", used.used());
+				row.put("leaseEndsAfterMillis", used.resetAfter().toMillis());
+			}
+			else {
+				row.put("resetAfterMillis", used.resetAfter().toMillis());
+			}
 			if (used.currentSlice() >= 0) {
 				row.put("currentSlice", used.currentSlice());
 			}
@@ -436,6 +444,9 @@ public class RateLimitsEndpoint {
 		described.put("threshold", limit.threshold());
 		described.put("period", limit.periodText());
 		described.put("algorithm", limit.algorithm().text());
+		if (limit.algorithm() == Algorithm.IN_FLIGHT) {
+			described.put("lease", limit.periodText());
+		}
 		if (limit.algorithm() == Algorithm.SLIDING_BUCKETS) {
 			described.put("slices", limit.slices());
 		}

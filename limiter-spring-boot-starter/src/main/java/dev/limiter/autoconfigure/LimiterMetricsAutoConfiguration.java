@@ -2,6 +2,7 @@ package dev.limiter.autoconfigure;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -34,6 +35,15 @@ public final class LimiterMetricsAutoConfiguration {
 	@ConditionalOnMissingBean
 	LimiterMetrics limiterMetrics(MeterRegistry meterRegistry) {
 		return new LimiterMetrics(meterRegistry);
+	}
+
+	// The gauge of calls in flight per limit, once the pipeline exists: the store's own
+	// beans need the metrics first.
+	@Bean
+	static SmartInitializingSingleton limiterCallsInFlightGauges(ObjectProvider<CallPipeline> pipeline,
+			ObjectProvider<LimiterMetrics> metrics) {
+		return () -> pipeline.ifAvailable(
+				(calls) -> metrics.ifAvailable((registered) -> calls.inFlight().watch(registered::watchCallsInFlight)));
 	}
 
 	// Outgoing calls: waits, refusals and the upstream's rejections per client.

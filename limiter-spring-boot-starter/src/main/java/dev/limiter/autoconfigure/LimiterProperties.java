@@ -355,7 +355,8 @@ public class LimiterProperties implements InitializingBean {
 
 		/**
 		 * Algorithm of the quota, instead of limiter.algorithm; token-bucket paces
-		 * requests best.
+		 * requests best, in-flight caps the requests waiting for their response at once
+		 * (the period is then the lease).
 		 */
 		private Algorithm algorithm;
 

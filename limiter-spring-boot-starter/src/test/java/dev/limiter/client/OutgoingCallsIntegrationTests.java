@@ -104,6 +104,36 @@ class OutgoingCallsIntegrationTests {
 	}
 
 	@Test
+	void anInFlightClientCapsTheRequestsThatEveryInstanceTogetherHasAtTheUpstream() throws Exception {
+		try (Upstream upstream = new Upstream(1_000, 1_000);
+				ConfigurableApplicationContext first = start("limiter.clients.api.threshold=3",
+						"limiter.clients.api.period=30s", "limiter.clients.api.algorithm=in-flight");
+				ConfigurableApplicationContext second = start("limiter.clients.api.threshold=3",
+						"limiter.clients.api.period=30s", "limiter.clients.api.algorithm=in-flight")) {
+			upstream.slow(200);
+			List<RestClient> clients = List.of(first.getBean(RestClient.Builder.class).build(),
+					second.getBean(RestClient.Builder.class).build());
+			ExecutorService threads = Executors.newFixedThreadPool(16);
+			try {
+				List<Callable<String>> calls = new ArrayList<>();
+				for (int i = 0; i < 24; i++) {
+					RestClient client = clients.get(i % 2);
+					calls.add(() -> client.get().uri(upstream.url("/data")).retrieve().body(String.class));
+				}
+				for (Future<String> call : threads.invokeAll(calls)) {
+					assertThat(call.get(60, TimeUnit.SECONDS)).isEqualTo("ok");
+				}
+				assertThat(upstream.mostRunning()).as("requests at the upstream at once").isBetween(1, 3);
+				assertThat(upstream.admitted()).hasSize(24);
+				assertThat((List<?>) redis.command("KEYS", "*:f")).as("every slot given back").isEmpty();
+			}
+			finally {
+				threads.shutdownNow();
+			}
+		}
+	}
+
+	@Test
 	void aCallThatCannotGetATurnWithinMaxWaitIsNotSentAndSaysWhenTheNextTurnIs() throws Exception {
 		try (Upstream upstream = new Upstream(100, 1_000);
 				ConfigurableApplicationContext context = start("limiter.clients.api.threshold=1",

@@ -61,7 +61,40 @@ public final class Upstream implements AutoCloseable {
 		this.headers.put(path, headers);
 	}
 
+	private final AtomicInteger running = new AtomicInteger();
+
+	private final AtomicInteger mostRunning = new AtomicInteger();
+
+	private volatile long workMillis;
+
+	/** Take this long to answer each admitted request, as a slow third party does. */
+	void slow(long millis) {
+		this.workMillis = millis;
+	}
+
+	/** Return the most requests this upstream had in hand at once. */
+	int mostRunning() {
+		return this.mostRunning.get();
+	}
+
 	private void handle(HttpExchange exchange) throws IOException {
+		this.mostRunning.accumulateAndGet(this.running.incrementAndGet(), Math::max);
+		try {
+			if (this.workMillis > 0) {
+				// the third party's own work
+				Thread.sleep(this.workMillis);
+			}
+			answer(exchange);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
+		finally {
+			this.running.decrementAndGet();
+		}
+	}
+
+	private void answer(HttpExchange exchange) throws IOException {
 		long now = System.nanoTime();
 		boolean admit;
 		synchronized (this) {

@@ -10,11 +10,14 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -32,7 +35,9 @@ import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.RequestHeader;
 import org.springframework.web.bind.annotation.RestController;
 
+import dev.limiter.actuate.RateLimitsEndpoint;
 import dev.limiter.annotation.RateLimit;
+import dev.limiter.internal.actuate.LimiterMetrics;
 import dev.limiter.test.RedisServer;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -86,6 +91,20 @@ class InFlightGuideTests {
 		List<CompletableFuture<HttpResponse<String>>> ordinary = flood("default", 5);
 		Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> done(ordinary) == 5);
 		assertThat(Reports.running.get()).as("in flight under the flood").isEqualTo(100);
+		assertThat(instances.stream()
+			.mapToDouble((instance) -> instance.getBean(MeterRegistry.class)
+				.get(LimiterMetrics.CALLS_IN_FLIGHT)
+				.tag("limit", "reports")
+				.gauge()
+				.value())
+			.sum()).as("the gauges of both instances").isEqualTo(100);
+		Map<String, Object> usage = instances.get(0).getBean(RateLimitsEndpoint.class).usage("reports", "reports");
+		assertThat((List<?>) usage.get("limits")).singleElement().satisfies((limit) -> {
+			Map<?, ?> row = (Map<?, ?>) limit;
+			assertThat(row.get("inFlight")).isEqualTo(100L);
+			assertThat(row.get("remaining")).as("under the default plan's 80").isEqualTo(0L);
+			assertThat((Long) row.get("leaseEndsAfterMillis")).isPositive().isLessThanOrEqualTo(30_000);
+		});
 		for (List<CompletableFuture<HttpResponse<String>>> refused : List.of(batch, critical, ordinary)) {
 			assertThat(refused).filteredOn(CompletableFuture::isDone).allSatisfy((answer) -> {
 				HttpResponse<String> response = answer.join();
@@ -125,6 +144,11 @@ class InFlightGuideTests {
 	@Configuration(proxyBeanMethods = false)
 	@EnableAutoConfiguration
 	static class ReportsApplication {
+
+		@Bean
+		SimpleMeterRegistry meterRegistry() {
+			return new SimpleMeterRegistry();
+		}
 
 		@Bean
 		Reports reports() {

@@ -10,6 +10,8 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
+import dev.limiter.Algorithm;
+import dev.limiter.Decision;
 import dev.limiter.Limit;
 import dev.limiter.RateLimiter;
 import dev.limiter.autoconfigure.LimiterAutoConfiguration;
@@ -52,6 +54,20 @@ class LimiterTestAutoConfigurationTests {
 			assertThat(limiter.acquire("k", this.limit).isAllowed()).isFalse();
 			testLimiter.advance(Duration.ofSeconds(1));
 			assertThat(limiter.acquire("k", this.limit).isAllowed()).isTrue();
+		});
+	}
+
+	@Test
+	void aCallInFlightKeepsItsSlotAsTheTestsTimePassesUntilItEnds() {
+		this.contextRunner.run((context) -> {
+			RateLimiter limiter = context.getBean(RateLimiter.class);
+			TestLimiter testLimiter = context.getBean(TestLimiter.class);
+			Limit one = Limit.of("exports", 1, Duration.ofSeconds(30)).withAlgorithm(Algorithm.IN_FLIGHT);
+			Decision running = limiter.acquire("k", one);
+			testLimiter.advance(Duration.ofHours(1));
+			assertThat(limiter.acquire("k", one).isAllowed()).as("still running an hour later").isFalse();
+			assertThat(limiter.finish(running)).isTrue();
+			assertThat(limiter.acquire("k", one).isAllowed()).isTrue();
 		});
 	}
 

@@ -3,8 +3,10 @@ package dev.limiter.internal.actuate;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.function.IntSupplier;
 
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 
@@ -31,6 +33,9 @@ public final class LimiterMetrics implements RateLimitDecisionListener, Resilien
 
 	/** The counter of the aspect's decisions. */
 	public static final String DECISIONS = "limiter.decisions";
+
+	/** The gauge of the calls running on this instance under each in-flight limit. */
+	public static final String CALLS_IN_FLIGHT = "limiter.calls.in.flight";
 
 	/** The timer of the aspect's decisions. */
 	public static final String DURATION = "limiter.decision.duration";
@@ -66,6 +71,18 @@ public final class LimiterMetrics implements RateLimitDecisionListener, Resilien
 					.register(registry);
 			}
 		}
+	}
+
+	/**
+	 * Register the gauge of the calls running on this instance under an in-flight limit.
+	 * @param limit the limit's name
+	 * @param count its count of calls in flight
+	 */
+	public void watchCallsInFlight(String limit, IntSupplier count) {
+		Gauge.builder(CALLS_IN_FLIGHT, count, IntSupplier::getAsInt)
+			.description("Calls running on this instance under an in-flight limit")
+			.tag("limit", limit)
+			.register(this.registry);
 	}
 
 	@Override

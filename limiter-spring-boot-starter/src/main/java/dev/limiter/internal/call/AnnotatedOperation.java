@@ -24,6 +24,8 @@ public final class AnnotatedOperation implements RateLimitOperation {
 
 	private final List<Limit> limits;
 
+	private final boolean holdsSlots;
+
 	private final List<String> messages;
 
 	private final long permits;
@@ -50,6 +52,7 @@ public final class AnnotatedOperation implements RateLimitOperation {
 		this.scope = scope;
 		this.description = description;
 		this.limits = List.copyOf(limits);
+		this.holdsSlots = AlgorithmDescriptor.anyHoldsSlots(this.limits);
 		this.messages = List.copyOf(messages);
 		this.permits = permits;
 		this.keySource = keySource;
@@ -208,7 +211,7 @@ public final class AnnotatedOperation implements RateLimitOperation {
 	 * @return whether a limit counts calls in flight
 	 */
 	public boolean holdsSlots() {
-		return AlgorithmDescriptor.anyHoldsSlots(this.limits);
+		return this.holdsSlots;
 	}
 
 	/**

@@ -75,6 +75,8 @@ public final class CallPipeline {
 
 	private Set<String> capacityLimits = Set.of();
 
+	private final CallsInFlight inFlight = new CallsInFlight();
+
 	private final ShadowLog shadowLog = new ShadowLog();
 
 	private volatile RateLimitObserver observer = RateLimitObserver.NONE;
@@ -392,7 +394,18 @@ public final class CallPipeline {
 	 * Tell the listeners of the decision of the enforced limits, and count a rejection
 	 * for the list of the callers rejected most.
 	 */
+	/**
+	 * Return the calls running on this instance under each in-flight limit.
+	 * @return the tally
+	 */
+	public CallsInFlight inFlight() {
+		return this.inFlight;
+	}
+
 	private void told(PreparedCall prepared, Decision decision, long nanos) {
+		if (decision.isAllowed() && prepared.operation().holdsSlots()) {
+			this.inFlight.started(decision, prepared.operation().getEnforcedLimits());
+		}
 		for (RateLimitDecisionListener listener : this.listeners) {
 			listener.onDecision(prepared.invocation(), decision, nanos);
 		}
@@ -589,6 +602,7 @@ public final class CallPipeline {
 		if (!admission.holdsSlots()) {
 			return;
 		}
+		this.inFlight.ended(admission.enforced(), admission.prepared().operation().getEnforcedLimits());
 		try {
 			if (admitted(admission.enforced())) {
 				this.rateLimiter.finish(admission.enforced());

@@ -10,6 +10,7 @@ import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import dev.limiter.Algorithm;
 import dev.limiter.Decision;
 import dev.limiter.Limit;
 import dev.limiter.RateLimitUnavailableException;
@@ -205,7 +206,8 @@ public final class OutgoingQuota {
 	 */
 	public boolean follow(UpstreamPolicy policy) {
 		Limit known = this.upstream;
-		if (!policy.isSmallerThan(known.threshold(), known.period())) {
+		// a quota per time says nothing of the requests an upstream takes at once
+		if (known.algorithm() == Algorithm.IN_FLIGHT || !policy.isSmallerThan(known.threshold(), known.period())) {
 			return false;
 		}
 		Limit smaller;

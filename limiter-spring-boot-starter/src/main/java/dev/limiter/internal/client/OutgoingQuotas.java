@@ -121,16 +121,19 @@ public final class OutgoingQuotas {
 	}
 
 	/**
-	 * Count a call that got its turn from when it was done: the upstream received it
-	 * between its turn and its response, so counted from the response, the next call a
-	 * window later can never arrive less than a window after it, however long this one
-	 * took to be sent (a connection to open). A store that cannot answer leaves it
-	 * counted from its turn.
+	 * End a call that got its turn under a quota of requests in flight; count any other
+	 * call from when it was done: the upstream received it between its turn and its
+	 * response, so counted from the response, the next call a window later can never
+	 * arrive less than a window after it, however long this one took to be sent (a
+	 * connection to open). A store that cannot answer leaves it counted from its turn.
 	 * @param turn the decision that gave the call its turn
 	 */
 	public void done(Decision turn) {
 		try {
-			this.rateLimiter.moveToNow(turn);
+			// a request in flight ends with its response; one per time counts from it
+			if (!this.rateLimiter.finish(turn)) {
+				this.rateLimiter.moveToNow(turn);
+			}
 		}
 		catch (RuntimeException ex) {
 			logger.debug("Limiter could not count a call to an upstream from its response", ex);
