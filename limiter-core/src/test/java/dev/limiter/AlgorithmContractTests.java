@@ -308,6 +308,24 @@ public abstract class AlgorithmContractTests {
 	}
 
 	@Test
+	void theLeasesOfCallsOnManyKeysAreRenewedTogether() {
+		RateLimiter limiter = limiter(this.clock, false);
+		Limit one = Limit.of("one", 1, Duration.ofSeconds(30)).withAlgorithm(Algorithm.IN_FLIGHT);
+		List<Decision> running = new ArrayList<>();
+		for (int key = 0; key < 40; key++) {
+			running.add(limiter.acquire("many-" + key, one));
+		}
+		this.clock.advance(Duration.ofSeconds(20));
+		Engines.of(limiter).leases().renewAll();
+		this.clock.advance(Duration.ofSeconds(20));
+		for (int key = 0; key < 40; key++) {
+			assertThat(limiter.acquire("many-" + key, one).isAllowed()).as("key %d renewed", key).isFalse();
+		}
+		running.forEach(limiter::finish);
+		assertThat(limiter.acquire("many-7", one).isAllowed()).isTrue();
+	}
+
+	@Test
 	void aRateLimitThatRejectsTakesNoSlotAndAnEndGivesBackOnlyTheSlot() {
 		RateLimiter limiter = limiter(this.clock, false);
 		Limit inFlight = Limit.of("concurrent", 5, Duration.ofSeconds(30)).withAlgorithm(Algorithm.IN_FLIGHT);

@@ -34,6 +34,9 @@ final class RedisEngine extends AbstractRateLimiter implements AutoCloseable {
 
 	private final AtomicLong sequence = new AtomicLong();
 
+	/** Whether the store refused the keys of several slots in one script: a cluster. */
+	private volatile boolean renewsPerSlot;
+
 	RedisEngine(RedisScriptExecutor executor, String keyPrefix, Clock clock, boolean countRejected) {
 		this.executor = executor;
 		this.keyPrefix = keyPrefix;
@@ -111,11 +114,25 @@ final class RedisEngine extends AbstractRateLimiter implements AutoCloseable {
 	}
 
 	/**
-	 * Renew every running call's leases: one script call per Redis Cluster slot that
-	 * holds some, all sent at once, so one round trip however many calls run.
+	 * Renew every running call's leases in one script call; on a Redis Cluster, which
+	 * refuses keys of several slots in one script, one call per slot that holds some, all
+	 * sent at once: one round trip however many calls run.
 	 */
 	@Override
 	protected void doRenew(List<Decision.Grant> grants) {
+		if (!this.renewsPerSlot) {
+			LimitScript.Renewal renewal = LimitScript.renewal(this.keyPrefix, now(), grants);
+			try {
+				this.executor.execute(LimitScript.renewScript(), renewal.keys(), renewal.args());
+				return;
+			}
+			catch (RuntimeException ex) {
+				if (!crossSlot(ex)) {
+					throw ex;
+				}
+				this.renewsPerSlot = true;
+			}
+		}
 		Map<Integer, List<Decision.Grant>> bySlot = new HashMap<>();
 		for (Decision.Grant grant : grants) {
 			bySlot.computeIfAbsent(RedisKeys.slot(grant.key()), (slot) -> new ArrayList<>()).add(grant);
@@ -126,6 +143,15 @@ final class RedisEngine extends AbstractRateLimiter implements AutoCloseable {
 			replies.add(this.executor.executeAsync(LimitScript.renewScript(), renewal.keys(), renewal.args()));
 		}
 		CompletableFuture.allOf(replies.toArray(CompletableFuture[]::new)).join();
+	}
+
+	private static boolean crossSlot(Throwable ex) {
+		for (Throwable cause = ex; cause != null; cause = cause.getCause()) {
+			if (cause.getMessage() != null && cause.getMessage().contains("CROSSSLOT")) {
+				return true;
+			}
+		}
+		return false;
 	}
 
 	private byte[][] acquireArgs(long permits, String member, List<Limit> limits) {
