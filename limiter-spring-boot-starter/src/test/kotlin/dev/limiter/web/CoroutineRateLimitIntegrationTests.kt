@@ -1,5 +1,6 @@
 package dev.limiter.web
 
+import dev.limiter.Algorithm
 import dev.limiter.RateLimiter
 import dev.limiter.autoconfigure.LimiterAutoConfiguration
 import dev.limiter.annotation.RateLimit
@@ -8,10 +9,13 @@ import dev.limiter.test.NonBlockingThreads
 import dev.limiter.test.RedisServer
 import java.nio.file.Files
 import java.nio.file.Path
+import java.time.Duration
 import kotlinx.coroutines.delay
 import kotlinx.coroutines.flow.Flow
 import kotlinx.coroutines.flow.flow
 import org.assertj.core.api.Assertions.assertThat
+import org.assertj.core.api.Assertions.assertThatIllegalStateException
+import org.awaitility.Awaitility
 import org.junit.jupiter.api.AfterAll
 import org.junit.jupiter.api.BeforeAll
 import org.junit.jupiter.api.BeforeEach
@@ -133,6 +137,19 @@ class CoroutineRateLimitIntegrationTests {
     }
 
     @Test
+    fun aSuspendHandlerInFlightGivesItsSlotBackWhenItReturnsAndWhenItsCoroutineIsCancelled() {
+        for (i in 1..3) {
+            client.get().uri("/in-flight-quick").exchange().expectStatus().isOk
+                .expectBody(String::class.java).isEqualTo("quick")
+        }
+        val impatient = client.mutate().responseTimeout(Duration.ofMillis(500)).build()
+        assertThatIllegalStateException().isThrownBy { impatient.get().uri("/in-flight-held").exchange() }
+        // the client went away: WebFlux cancels the handler's coroutine, which ends the call
+        Awaitility.await().atMost(Duration.ofSeconds(10))
+            .untilAsserted { assertThat(used(reactive, "held", "held")).isZero() }
+    }
+
+    @Test
     fun aSuspendHandlerThatFailsGivesItsPermitsBack() {
         client.get().uri("/failing").exchange().expectStatus().is5xxServerError
         assertThat(used(reactive, "failing", "ip:127.0.0.1")).isZero()
@@ -226,6 +243,20 @@ class CoroutineRateLimitIntegrationTests {
         suspend fun failing(): String {
             delay(1)
             throw IllegalStateException("failed")
+        }
+
+        @RateLimit(algorithm = [Algorithm.IN_FLIGHT], period = 30, threshold = 1, key = "'held'")
+        @GetMapping("/in-flight-held")
+        suspend fun held(): String {
+            delay(60_000)
+            return "done"
+        }
+
+        @RateLimit(algorithm = [Algorithm.IN_FLIGHT], period = 30, threshold = 1, key = "'quick'")
+        @GetMapping("/in-flight-quick")
+        suspend fun quick(): String {
+            delay(1)
+            return "quick"
         }
 
         @GetMapping("/blocking")
