@@ -82,6 +82,9 @@ public final class LimiterMetrics implements RateLimitDecisionListener, Resilien
 		Gauge.builder(CALLS_IN_FLIGHT, count, IntSupplier::getAsInt)
 			.description("Calls running on this instance under an in-flight limit")
 			.tag("limit", limit)
+			// the count is held by nothing else: a weak reference would read NaN after a
+			// GC
+			.strongReference(true)
 			.register(this.registry);
 	}
 
