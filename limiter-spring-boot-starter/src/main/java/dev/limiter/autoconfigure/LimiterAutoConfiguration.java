@@ -41,6 +41,7 @@ import dev.limiter.internal.call.CallPipeline;
 import dev.limiter.internal.call.RateLimitAspect;
 import dev.limiter.internal.call.RateLimitOperationSource;
 import dev.limiter.internal.call.RouteCalls;
+import dev.limiter.internal.call.SurfaceCalls;
 import dev.limiter.internal.client.OutgoingQuota;
 import dev.limiter.internal.client.OutgoingQuotas;
 import dev.limiter.internal.key.CurrentRequest;
@@ -211,6 +212,13 @@ public final class LimiterAutoConfiguration {
 		RouteCalls limiterRouteCalls(LimitResolver limitResolver, RateLimitOperationSource operationSource,
 				CallPipeline pipeline) {
 			return new RouteCalls(limitResolver, operationSource, pipeline);
+		}
+
+		// The calls of surfaces that are not web requests (gRPC): used by their modules.
+		@Bean
+		@ConditionalOnMissingBean
+		SurfaceCalls limiterSurfaceCalls(CallPipeline pipeline, RouteCalls routeCalls) {
+			return new SurfaceCalls(pipeline, routeCalls);
 		}
 
 		// The one decision pipeline: the aspect, the reactive path and the gateways'

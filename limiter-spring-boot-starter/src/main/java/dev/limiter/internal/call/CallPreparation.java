@@ -164,7 +164,15 @@ final class CallPreparation {
 
 	private String key(AnnotatedOperation operation, RateLimitInvocation invocation) {
 		return (operation.getKeyExpression() != null) ? evaluateKey(operation, invocation)
-				: operation.key(this.keyResolver.resolveKey(invocation));
+				: defaultKey(operation, invocation);
+	}
+
+	/**
+	 * The method and its caller; a surface that is not a web request knows its caller.
+	 */
+	private String defaultKey(AnnotatedOperation operation, RateLimitInvocation invocation) {
+		return operation.key((invocation.request() instanceof SurfaceRequest surface) ? surface.caller()
+				: this.keyResolver.resolveKey(invocation));
 	}
 
 	/**
@@ -191,7 +199,7 @@ final class CallPreparation {
 			else if (logger.isDebugEnabled()) {
 				logger.debug(message, ex);
 			}
-			return operation.key(this.keyResolver.resolveKey(invocation));
+			return defaultKey(operation, invocation);
 		}
 	}
 

@@ -190,7 +190,8 @@ final class KeyExpression {
 		for (KeyVariable variable : this.variables) {
 			Object value = (variable.index() == KeyVariable.REQUEST) ? invocation.request()
 					: (variable.index() == KeyVariable.RESULT) ? (returned ? result : null)
-							: (variable.index() < arguments.length) ? arguments[variable.index()] : null;
+							: (variable.index() == KeyVariable.SURFACE) ? surfaceVariable(invocation, variable.name())
+									: (variable.index() < arguments.length) ? arguments[variable.index()] : null;
 			context.setVariable(variable.name(), value);
 		}
 		return this.expression.getValue((EvaluationContext) context);
@@ -223,6 +224,9 @@ final class KeyExpression {
 			else if (RESULT_VARIABLE.equals(name) && CHARGE.equals(attribute)) {
 				variables.add(new KeyVariable(name, KeyVariable.RESULT));
 			}
+			else if (SurfaceRequest.VARIABLES.contains(name)) {
+				variables.add(new KeyVariable(name, KeyVariable.SURFACE));
+			}
 			else if (!BUILT_IN_VARIABLES.contains(name)) {
 				throw new InvalidRateLimitException(description,
 						attribute + " '" + keySource + "' refers to #" + name
@@ -232,6 +236,11 @@ final class KeyExpression {
 			}
 		}
 		return variables;
+	}
+
+	/** A surface's own variable, such as gRPC's {@code #metadata}; null elsewhere. */
+	private static Object surfaceVariable(RateLimitInvocation invocation, String name) {
+		return (invocation.request() instanceof SurfaceRequest surface) ? surface.variable(name) : null;
 	}
 
 	private static void collectVariables(SpelNode node, Set<String> names) {
@@ -245,13 +254,16 @@ final class KeyExpression {
 
 	/**
 	 * A variable that the expression reads: a method argument (by index), the current
-	 * request (index -1) or, for a charge, the method's result (index -2).
+	 * request (index -1), for a charge the method's result (index -2), or a surface's own
+	 * variable (index -3, such as gRPC's {@code #metadata}).
 	 */
 	record KeyVariable(String name, int index) {
 
 		static final int REQUEST = -1;
 
 		static final int RESULT = -2;
+
+		static final int SURFACE = -3;
 
 	}
 

@@ -1,0 +1,273 @@
+package dev.limiter.grpc;
+
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+
+import io.grpc.BindableService;
+import io.grpc.ForwardingServerCall.SimpleForwardingServerCall;
+import io.grpc.ForwardingServerCallListener.SimpleForwardingServerCallListener;
+import io.grpc.Metadata;
+import io.grpc.ServerCall;
+import io.grpc.ServerCallHandler;
+import io.grpc.ServerInterceptor;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+
+import dev.limiter.internal.call.SurfaceCalls;
+import dev.limiter.internal.web.RateLimitHeaders;
+
+/**
+ * Limits the calls of gRPC services through Limiter's decision pipeline: each call of a
+ * limited method is decided before the method runs (as soon as its request message is
+ * known when its key reads it, else when it starts), refused calls are closed with
+ * {@code RESOURCE_EXHAUSTED} or {@code UNAVAILABLE} and never reach the service, and an
+ * admitted call ends when it closes or is cancelled (slots in flight given back, a
+ * {@code refundOn} failure refunded). A stream is one call.
+ * <p>
+ * Spring gRPC applications get it as a global server interceptor; other gRPC servers add
+ * it by hand.
+ */
+public final class GrpcRateLimitInterceptor implements ServerInterceptor {
+
+	private final SurfaceCalls calls;
+
+	private final GrpcAnswers answers;
+
+	private volatile GrpcOperations operations = GrpcOperations.empty();
+
+	/**
+	 * Create the interceptor.
+	 * @param calls decides the calls
+	 * @param headers writes the quota into the calls' metadata
+	 */
+	public GrpcRateLimitInterceptor(SurfaceCalls calls, RateLimitHeaders headers) {
+		this.calls = calls;
+		this.answers = new GrpcAnswers(headers);
+	}
+
+	/**
+	 * Find the limits of the services' methods; once, with every service.
+	 * @param services the application's gRPC services
+	 * @param configured the named limits of methods and services by full name
+	 * ({@code limiter.grpc.limits})
+	 * @throws IllegalArgumentException naming what to fix
+	 */
+	public void limit(Collection<BindableService> services, Map<String, List<String>> configured) {
+		this.operations = GrpcOperations.of(this.calls, services, configured);
+	}
+
+	@Override
+	public <Q, R> ServerCall.Listener<Q> interceptCall(ServerCall<Q, R> call, Metadata headers,
+			ServerCallHandler<Q, R> next) {
+		GrpcOperations.GrpcOperation limited = this.operations.get(call.getMethodDescriptor().getFullMethodName());
+		if (limited == null) {
+			return next.startCall(call, headers);
+		}
+		GrpcRequest request = new GrpcRequest(call, headers);
+		if (!limited.readsMessage()) {
+			LimitedCall<Q, R> limitedCall = new LimitedCall<>(call);
+			if (!limitedCall.decide(limited, request, null)) {
+				return new ServerCall.Listener<>() {
+				};
+			}
+			return limitedCall.listen(next.startCall(limitedCall, headers));
+		}
+		return new FirstMessage<>(call, headers, next, limited, request);
+	}
+
+	/**
+	 * A call whose key reads its request: nothing reaches the service until the first
+	 * message has decided it, then the service's listener hears everything.
+	 */
+	private final class FirstMessage<Q, R> extends ServerCall.Listener<Q> {
+
+		private final LimitedCall<Q, R> call;
+
+		private final Metadata headers;
+
+		private final ServerCallHandler<Q, R> next;
+
+		private final GrpcOperations.GrpcOperation limited;
+
+		private final GrpcRequest request;
+
+		private ServerCall.Listener<Q> delegate;
+
+		private boolean refused;
+
+		FirstMessage(ServerCall<Q, R> call, Metadata headers, ServerCallHandler<Q, R> next,
+				GrpcOperations.GrpcOperation limited, GrpcRequest request) {
+			this.call = new LimitedCall<>(call);
+			this.headers = headers;
+			this.next = next;
+			this.limited = limited;
+			this.request = request;
+			// the first message is asked for here, as a service's handler would
+			call.request(1);
+		}
+
+		@Override
+		public void onMessage(Q message) {
+			if (this.refused) {
+				return;
+			}
+			if (this.delegate == null) {
+				if (!this.call.decide(this.limited, this.request, message)) {
+					this.refused = true;
+					return;
+				}
+				start();
+			}
+			this.delegate.onMessage(message);
+		}
+
+		@Override
+		public void onHalfClose() {
+			if (this.delegate == null && !this.refused) {
+				// no message at all: decided without one, and the service answers it
+				if (!this.call.decide(this.limited, this.request, null)) {
+					this.refused = true;
+					return;
+				}
+				start();
+			}
+			if (this.delegate != null) {
+				this.delegate.onHalfClose();
+			}
+		}
+
+		private void start() {
+			// the service's handler asks for the message this listener already took
+			this.call.skipFirstRequest();
+			this.delegate = this.call.listen(this.next.startCall(this.call, this.headers));
+		}
+
+		@Override
+		public void onCancel() {
+			if (this.delegate != null) {
+				this.delegate.onCancel();
+			}
+		}
+
+		@Override
+		public void onComplete() {
+			if (this.delegate != null) {
+				this.delegate.onComplete();
+			}
+		}
+
+		@Override
+		public void onReady() {
+			if (this.delegate != null) {
+				this.delegate.onReady();
+			}
+		}
+
+	}
+
+	/**
+	 * The call as the service sees it: decided once, its quota in its response headers,
+	 * ended once when it closes or is cancelled.
+	 */
+	private final class LimitedCall<Q, R> extends SimpleForwardingServerCall<Q, R> {
+
+		private SurfaceCalls.Call decided;
+
+		private boolean ended;
+
+		private boolean skipRequest;
+
+		LimitedCall(ServerCall<Q, R> call) {
+			super(call);
+		}
+
+		boolean decide(GrpcOperations.GrpcOperation limited, GrpcRequest request, Object message) {
+			SurfaceCalls.Call prepared = GrpcRateLimitInterceptor.this.calls.prepare(limited.operation(),
+					limited.targetClass(), new Object[] { message, null }, request);
+			if (prepared == null) {
+				return true;
+			}
+			boolean admitted;
+			try {
+				admitted = GrpcRateLimitInterceptor.this.calls.decide(prepared);
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+				delegate().close(Status.CANCELLED.withDescription("Interrupted while waiting for a turn"),
+						new Metadata());
+				return false;
+			}
+			if (!admitted) {
+				StatusRuntimeException refusal = GrpcRateLimitInterceptor.this.answers
+					.refusal(GrpcRateLimitInterceptor.this.calls.rejection(prepared));
+				delegate().close(refusal.getStatus(), refusal.getTrailers());
+				return false;
+			}
+			this.decided = prepared;
+			return true;
+		}
+
+		/** The service's handler asks for the message already taken: not twice. */
+		void skipFirstRequest() {
+			this.skipRequest = true;
+		}
+
+		@Override
+		public void request(int numMessages) {
+			if (this.skipRequest) {
+				this.skipRequest = false;
+				if (numMessages > 1) {
+					super.request(numMessages - 1);
+				}
+				return;
+			}
+			super.request(numMessages);
+		}
+
+		ServerCall.Listener<Q> listen(ServerCall.Listener<Q> listener) {
+			return new SimpleForwardingServerCallListener<>(listener) {
+
+				@Override
+				public void onCancel() {
+					try {
+						super.onCancel();
+					}
+					finally {
+						end(Status.CANCELLED);
+					}
+				}
+
+			};
+		}
+
+		@Override
+		public void sendHeaders(Metadata headers) {
+			if (this.decided != null) {
+				GrpcRateLimitInterceptor.this.answers
+					.admitted(GrpcRateLimitInterceptor.this.calls.decision(this.decided), headers);
+			}
+			super.sendHeaders(headers);
+		}
+
+		@Override
+		public void close(Status status, Metadata trailers) {
+			try {
+				super.close(status, trailers);
+			}
+			finally {
+				end(status);
+			}
+		}
+
+		private synchronized void end(Status status) {
+			if (this.ended || this.decided == null) {
+				return;
+			}
+			this.ended = true;
+			GrpcRateLimitInterceptor.this.calls.end(this.decided, status.isOk() ? null : status.asRuntimeException());
+		}
+
+	}
+
+}
