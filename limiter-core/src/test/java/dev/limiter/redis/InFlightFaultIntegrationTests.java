@@ -75,7 +75,9 @@ class InFlightFaultIntegrationTests {
 		RedisRateLimiter limiter = limiter();
 		Limit limit = limit();
 		signal(holder.process, "STOP");
-		awaitSlot(limiter, "paused", limit);
+		// every lease of the paused holder ends (they were taken one after another, so
+		// they can end a few milliseconds apart)
+		awaitFree(limiter, "paused", limit);
 		List<Decision> mine = new ArrayList<>();
 		mine.add(limiter.acquire("paused", limit));
 		for (int i = 0; i < 4; i++) {
@@ -129,6 +131,17 @@ class InFlightFaultIntegrationTests {
 			TimeUnit.MILLISECONDS.sleep(20);
 		}
 		throw new AssertionError("No slot of '" + key + "' freed within 20 s");
+	}
+
+	/** Wait until no slot of the key is held, bounded. */
+	private static void awaitFree(RedisRateLimiter limiter, String key, Limit limit) throws InterruptedException {
+		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+		while (limiter.usage(key, List.of(limit)).get(0).used() > 0) {
+			if (System.nanoTime() > deadline) {
+				throw new AssertionError("The slots of '" + key + "' were still held after 20 s");
+			}
+			TimeUnit.MILLISECONDS.sleep(20);
+		}
 	}
 
 	private RedisRateLimiter limiter() {
