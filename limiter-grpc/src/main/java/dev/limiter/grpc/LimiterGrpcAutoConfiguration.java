@@ -13,11 +13,13 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingClas
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.grpc.client.GlobalClientInterceptor;
 import org.springframework.grpc.server.GlobalServerInterceptor;
 
 import dev.limiter.autoconfigure.LimiterAutoConfiguration;
 import dev.limiter.autoconfigure.LimiterProperties;
 import dev.limiter.internal.call.SurfaceCalls;
+import dev.limiter.internal.client.OutgoingQuotas;
 import dev.limiter.internal.web.RateLimitHeaders;
 
 /**
@@ -25,7 +27,8 @@ import dev.limiter.internal.web.RateLimitHeaders;
  * global server interceptor of Spring gRPC, which finds the limits of every
  * {@link BindableService} bean once the application's beans exist.
  */
-@AutoConfiguration(after = LimiterAutoConfiguration.class)
+@AutoConfiguration(after = LimiterAutoConfiguration.class,
+		afterName = "dev.limiter.client.LimiterClientsAutoConfiguration")
 @ConditionalOnClass({ ServerInterceptor.class, BindableService.class })
 @ConditionalOnBean(SurfaceCalls.class)
 @EnableConfigurationProperties(LimiterGrpcProperties.class)
@@ -57,6 +60,21 @@ public final class LimiterGrpcAutoConfiguration {
 		GrpcRateLimitInterceptor limiterGrpcInterceptor(SurfaceCalls calls, ObjectProvider<RateLimitHeaders> headers,
 				LimiterProperties properties) {
 			return new GrpcRateLimitInterceptor(calls, headers(headers, properties));
+		}
+
+	}
+
+	// limiter.clients.<name> on the channels of Spring gRPC's channel factory.
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnClass(GlobalClientInterceptor.class)
+	@ConditionalOnBean(OutgoingQuotas.class)
+	static class SpringGrpcClientConfiguration {
+
+		@Bean
+		@GlobalClientInterceptor
+		@ConditionalOnMissingBean
+		GrpcClientRateLimitInterceptor limiterGrpcClientInterceptor(OutgoingQuotas quotas) {
+			return new GrpcClientRateLimitInterceptor(quotas);
 		}
 
 	}

@@ -252,6 +252,10 @@ class GrpcIntegrationTests {
 		}
 	}
 
+	static StatusRuntimeException refusalOf(Runnable call) {
+		return refusal(call);
+	}
+
 	private static StatusRuntimeException refusal(Runnable call) {
 		try {
 			call.run();

@@ -1,7 +1,6 @@
 package dev.limiter.client;
 
 import java.io.IOException;
-import java.time.Duration;
 
 import org.springframework.http.HttpRequest;
 import org.springframework.http.client.ClientHttpRequestExecution;
@@ -37,7 +36,7 @@ public final class RateLimitClientHttpRequestInterceptor implements ClientHttpRe
 		if (quota == null) {
 			return execution.execute(request, body);
 		}
-		Decision turn = awaitTurn(quota);
+		Decision turn = this.quotas.awaitTurn(quota);
 		try {
 			ClientHttpResponse response = execution.execute(request, body);
 			this.quotas.learn(quota, response.getStatusCode().value(), response.getHeaders()::getFirst);
@@ -45,42 +44,6 @@ public final class RateLimitClientHttpRequestInterceptor implements ClientHttpRe
 		}
 		finally {
 			this.quotas.done(turn);
-		}
-	}
-
-	private Decision awaitTurn(OutgoingQuota quota) {
-		long start = this.quotas.clock().nanoTime();
-		long deadline = quota.deadline();
-		boolean waitedOnce = false;
-		while (true) {
-			long held = quota.heldFor();
-			Duration wait;
-			if (held > 0) {
-				wait = Duration.ofNanos(held);
-			}
-			else {
-				Decision decision = quota.ask(this.quotas.rateLimiter());
-				if (decision.isAllowed()) {
-					if (waitedOnce) {
-						this.quotas.listener().waited(quota.name(), this.quotas.clock().nanoTime() - start);
-					}
-					return decision;
-				}
-				wait = decision.retryAfter();
-			}
-			long nanos = quota.waitFor(wait, deadline);
-			if (nanos < 0) {
-				this.quotas.listener().refused(quota.name());
-				throw quota.refused(wait);
-			}
-			waitedOnce = true;
-			try {
-				this.quotas.clock().sleep(Duration.ofNanos(nanos));
-			}
-			catch (InterruptedException ex) {
-				Thread.currentThread().interrupt();
-				throw quota.refused(wait);
-			}
 		}
 	}
 

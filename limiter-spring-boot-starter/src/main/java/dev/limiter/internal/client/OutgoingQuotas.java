@@ -121,6 +121,65 @@ public final class OutgoingQuotas {
 	}
 
 	/**
+	 * Wait on the calling thread for a request's turn under its quota: through the
+	 * upstream's hold, then for the store's exact wait, for as long as the quota's
+	 * {@code max-wait} allows.
+	 * @param quota the request's quota
+	 * @return the decision that gave the request its turn
+	 * @throws dev.limiter.RateLimitUnavailableException if no turn comes within
+	 * {@code max-wait}, or the thread is interrupted
+	 */
+	public Decision awaitTurn(OutgoingQuota quota) {
+		long start = this.clock.nanoTime();
+		long deadline = quota.deadline();
+		boolean waitedOnce = false;
+		while (true) {
+			long held = quota.heldFor();
+			Duration wait;
+			if (held > 0) {
+				wait = Duration.ofNanos(held);
+			}
+			else {
+				Decision decision = quota.ask(this.rateLimiter);
+				if (decision.isAllowed()) {
+					if (waitedOnce) {
+						this.listener.waited(quota.name(), this.clock.nanoTime() - start);
+					}
+					return decision;
+				}
+				wait = decision.retryAfter();
+			}
+			long nanos = quota.waitFor(wait, deadline);
+			if (nanos < 0) {
+				this.listener.refused(quota.name());
+				throw quota.refused(wait);
+			}
+			waitedOnce = true;
+			try {
+				this.clock.sleep(Duration.ofNanos(nanos));
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+				throw quota.refused(wait);
+			}
+		}
+	}
+
+	/**
+	 * Hold a client because its upstream said when to come back in a way of its own (a
+	 * gRPC {@code RetryInfo}), here and, through the store, on every instance.
+	 * @param quota the client's quota
+	 * @param wait how long the upstream asked to wait
+	 * @param source what said so, for the log
+	 */
+	public void hold(OutgoingQuota quota, Duration wait, String source) {
+		long now = System.currentTimeMillis();
+		if (quota.hold(wait, source)) {
+			this.holds.announce(quota.name(), now + wait.toMillis());
+		}
+	}
+
+	/**
 	 * End a call that got its turn under a quota of requests in flight; count any other
 	 * call from when it was done: the upstream received it between its turn and its
 	 * response, so counted from the response, the next call a window later can never
