@@ -1,6 +1,8 @@
 package dev.limiter.actuate;
 
+import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
@@ -46,6 +48,25 @@ public final class LimiterEndpointAutoConfiguration {
 				resets.getIfAvailable(),
 				overrideStore.getIfAvailable(() -> OverrideStore.local(limitResolver.overrides())),
 				(sharedOffenders.getIfAvailable() != null) ? sharedOffenders.getObject() : offenders);
+	}
+
+	// The endpoint's writes (overrides, resets) are off unless an operator turns them on;
+	// the start says so when they are on, since they lift limits for whoever reaches
+	// them.
+	@Bean
+	static SmartInitializingSingleton limiterEndpointAccessNotice(
+			ObjectProvider<org.springframework.boot.actuate.endpoint.EndpointAccessResolver> access) {
+		return () -> access.ifAvailable((resolver) -> {
+			org.springframework.boot.actuate.endpoint.Access granted = resolver.accessFor(
+					org.springframework.boot.actuate.endpoint.EndpointId.of("ratelimits"),
+					org.springframework.boot.actuate.endpoint.Access.READ_ONLY);
+			if (granted == org.springframework.boot.actuate.endpoint.Access.UNRESTRICTED) {
+				LoggerFactory.getLogger(RateLimitsEndpoint.class)
+					.info("Limiter: the ratelimits endpoint takes writes (overrides and resets lift or change limits): "
+							+ "allow them to operators only (docs/operations.md), or remove "
+							+ "management.endpoint.ratelimits.access=unrestricted to make it read-only");
+			}
+		});
 	}
 
 	// Counts the rejections the pipeline enforces, by limit and caller, for the

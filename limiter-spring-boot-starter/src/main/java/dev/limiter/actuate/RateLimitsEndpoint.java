@@ -7,6 +7,7 @@ import java.util.Map;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.boot.actuate.endpoint.Access;
 import org.springframework.boot.actuate.endpoint.SecurityContext;
 import org.springframework.boot.actuate.endpoint.annotation.DeleteOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
@@ -47,7 +48,7 @@ import dev.limiter.internal.store.RateLimitResets;
  * with no numbers removes it: the Redis store keeps it for every instance and across
  * restarts, the in-memory store for this instance only.
  */
-@Endpoint(id = "ratelimits")
+@Endpoint(id = "ratelimits", defaultAccess = Access.READ_ONLY)
 public class RateLimitsEndpoint {
 
 	private static final Logger logger = LoggerFactory.getLogger(RateLimitsEndpoint.class);
