@@ -50,6 +50,12 @@ public final class LimiterEndpointAutoConfiguration {
 				(sharedOffenders.getIfAvailable() != null) ? sharedOffenders.getObject() : offenders);
 	}
 
+	// An override's body over HTTP: flat plan fields, unknown fields refused.
+	@Bean
+	static org.springframework.boot.actuate.endpoint.invoke.OperationInvokerAdvisor limiterOverrideBodies() {
+		return new OverrideBodies();
+	}
+
 	// The endpoint's writes (overrides, resets) are off unless an operator turns them on;
 	// the start says so when they are on, since they lift limits for whoever reaches
 	// them.

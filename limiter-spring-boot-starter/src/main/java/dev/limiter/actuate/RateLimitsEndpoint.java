@@ -195,7 +195,8 @@ public class RateLimitsEndpoint {
 	 * @param period the period, such as {@code 1m} or {@code PT30S}, or {@code null} to
 	 * keep the configured one
 	 * @param plans the numbers of the limit's plans, such as {@code {"pro": {"threshold":
-	 * 100}}}, or {@code null}
+	 * 100}}} (over HTTP written with flat fields, {@code {"plans.pro.threshold": 100}},
+	 * which {@code OverrideBodies} gathers), or {@code null}
 	 * @param securityContext who sets it, for the log
 	 * @return what applies now, a 400 naming a bad value, or a 404 when no limit has that
 	 * name
@@ -271,6 +272,10 @@ public class RateLimitsEndpoint {
 			}
 			Map<?, ?> given = (value != null) ? (Map<?, ?>) value : Map.of();
 			Object planThreshold = given.get("threshold");
+			// over HTTP every value is text ({"plans.pro.threshold": "500"})
+			if (planThreshold instanceof String text && text.strip().matches("[-+]?\\d{1,18}")) {
+				planThreshold = Long.parseLong(text.strip());
+			}
 			if (planThreshold != null && !isWholeLong(planThreshold)) {
 				throw new IllegalArgumentException(
 						"plans." + plan + ".threshold: '" + planThreshold + "' is not a whole number");

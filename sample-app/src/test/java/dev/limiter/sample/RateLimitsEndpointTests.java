@@ -27,8 +27,14 @@ import static org.assertj.core.api.Assertions.assertThat;
  * real Redis: list the limits, read alice's usage of {@code /search}, and reset it as
  * admin.
  */
-@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT, properties = "sample.demo-redis=false")
+@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
+		properties = { "sample.demo-redis=false", "limiter.limits.search.plans.pro.threshold=10" })
 class RateLimitsEndpointTests {
+
+	/**
+	 * The body that removes an override: nulls, as Spring Boot's loggers endpoint takes.
+	 */
+	private static final String REMOVE = "{\"threshold\": null, \"period\": null}";
 
 	private static final RedisServer redis = RedisServer.shared();
 
@@ -49,8 +55,8 @@ class RateLimitsEndpointTests {
 		// The instance keeps its copy of the overrides: removing them through the
 		// endpoint
 		// empties it at once.
-		send("POST", "/actuator/ratelimits/search", "admin", "{}");
-		send("POST", "/actuator/ratelimits/search?key=u:alice", "admin", "{}");
+		send("POST", "/actuator/ratelimits/search", "admin", REMOVE);
+		send("POST", "/actuator/ratelimits/search?key=u:alice", "admin", REMOVE);
 	}
 
 	@Test
@@ -118,11 +124,30 @@ class RateLimitsEndpointTests {
 		assertThat(bad.body()).contains("\"error\":\"threshold: threshold must be between 1");
 		assertThat(send("POST", "/actuator/ratelimits/search", "admin", "{\"period\": \"soon\"}").body())
 			.contains("period: 'soon' is not a duration");
-		HttpResponse<String> removed = send("POST", "/actuator/ratelimits/search", "admin", "{}");
+		HttpResponse<String> typo = send("POST", "/actuator/ratelimits/search", "admin", "{\"treshold\": 9}");
+		assertThat(typo.statusCode()).as("a typo").isEqualTo(400);
+		assertThat(typo.body()).contains("treshold");
+		assertThat(send("POST", "/actuator/ratelimits/search", "admin", "{}").statusCode()).as("nothing said")
+			.isEqualTo(400);
+		assertThat(send("GET", "/actuator/ratelimits/search", null).body()).as("the override stands")
+			.contains("\"source\":\"override\"");
+		HttpResponse<String> removed = send("POST", "/actuator/ratelimits/search", "admin", REMOVE);
 		assertThat(removed.body()).isEqualTo("{\"name\":\"search\",\"override\":null,"
 				+ "\"configured\":{\"threshold\":3,\"period\":\"10s\"},\"appliesTo\":\"every instance\"}");
 		assertThat(send("GET", "/actuator/ratelimits/search", null).body())
 			.contains("\"source\":\"limiter.limits.search\"");
+	}
+
+	@Test
+	void aPlansNumbersAreOverriddenOverHttpWithFlatFieldsAsTheOperationsGuideShows() throws Exception {
+		HttpResponse<String> set = send("POST", "/actuator/ratelimits/search", "admin",
+				"{\"plans.pro.threshold\": 7, \"plans.pro.period\": \"1m\"}");
+		assertThat(set.statusCode()).as(set.body()).isEqualTo(200);
+		assertThat(set.body()).contains("\"plans\":{\"pro\":{\"threshold\":7,\"period\":\"1m\"}}");
+		HttpResponse<String> unknown = send("POST", "/actuator/ratelimits/search", "admin",
+				"{\"plans.gold.threshold\": 9}");
+		assertThat(unknown.statusCode()).isEqualTo(400);
+		assertThat(unknown.body()).contains("plans.gold: limit 'search' has no plan 'gold'");
 	}
 
 	/**
@@ -138,7 +163,10 @@ class RateLimitsEndpointTests {
 				{ "{\"threshold\": 1.5}", "a fraction" }, { "{\"period\": \"-1s\"}", "a negative period" },
 				{ "{\"period\": \"99999999999d\"}", "an overflowing period" },
 				{ "{\"period\": 60}", "a period without a unit" }, { "{\"plans\": 5}", "plans not an object" },
-				{ "{\"plans\": {\"gold\": {\"threshold\": 9}}}", "an unknown plan" } };
+				{ "{\"plans\": {\"gold\": {\"threshold\": 9}}}", "a nested object" },
+				{ "{\"plans.gold.threshold\": 9}", "an unknown plan" },
+				{ "{\"plans.pro.treshold\": 9}", "a misspelled plan field" }, { "{\"treshold\": 5}", "a typo" },
+				{ "{}", "nothing to change" } };
 		for (String[] body : bodies) {
 			HttpResponse<String> answer = send("POST", "/actuator/ratelimits/search", "admin", body[0]);
 			System.out.printf("hostile write, %s: %d %s%n", body[1], answer.statusCode(), answer.body());
