@@ -167,6 +167,10 @@ public class RateLimitsEndpoint {
 		if (operation == null) {
 			return new WebEndpointResponse<>(WebEndpointResponse.STATUS_NOT_FOUND);
 		}
+		String refused = refusedKey(key);
+		if (refused != null) {
+			return new WebEndpointResponse<>(Map.of("error", refused), WebEndpointResponse.STATUS_BAD_REQUEST);
+		}
 		String fullKey = operation.key(key);
 		List<AnnotatedOperation> all = new ArrayList<>(operation.getPlans().values());
 		all.add(0, operation);
@@ -211,6 +215,10 @@ public class RateLimitsEndpoint {
 		}
 		LimitOverrides.NamedOverride override;
 		try {
+			String refused = refusedKey(key);
+			if (refused != null) {
+				throw new IllegalArgumentException(refused);
+			}
 			if (operation.getLimits().stream().noneMatch((limit) -> limit.name().equals(name))) {
 				throw new IllegalArgumentException("'" + name + "' is the scope of unnamed limits: only a named limit "
 						+ "(limiter.limits.<name>, or @RateLimit(name = ...)) can be overridden");
@@ -234,8 +242,8 @@ public class RateLimitsEndpoint {
 			this.overrideStore.setNamed(name, override);
 		}
 		String after = describe(name, fullKey);
-		logger.info("Limiter: {} changed the override of limit '{}'{} from {} to {}{}", who, name,
-				(fullKey != null) ? " for " + fullKey : "", before, after,
+		logger.info("Limiter: {} changed the override of limit '{}'{} from {} to {}{}", escaped(who), escaped(name),
+				(fullKey != null) ? " for " + escaped(fullKey) : "", before, after,
 				this.overrideStore.isShared() ? "" : " (this instance only)");
 		Map<String, Object> answer = new LinkedHashMap<>();
 		answer.put("name", name);
@@ -247,6 +255,54 @@ public class RateLimitsEndpoint {
 		answer.put("appliesTo", this.overrideStore.isShared() ? "every instance"
 				: "this instance only: the in-memory store keeps overrides for the instance that set them");
 		return new WebEndpointResponse<>(answer, WebEndpointResponse.STATUS_OK);
+	}
+
+	/**
+	 * The longest caller key the endpoint takes: longer parts are hashed in real keys.
+	 */
+	static final int MAX_KEY_LENGTH = 256;
+
+	/**
+	 * Return why a caller key is refused, or {@code null}: no real caller has a key with
+	 * control characters or past {@value #MAX_KEY_LENGTH} characters (the key resolver
+	 * hashes such parts), and one written into the overrides would be re-read by every
+	 * instance and written into their logs.
+	 */
+	static String refusedKey(String key) {
+		if (key == null) {
+			return null;
+		}
+		if (key.length() > MAX_KEY_LENGTH) {
+			return "key: " + key.length() + " characters, more than any caller's key (" + MAX_KEY_LENGTH
+					+ "); write the key as the limiter shows it (GET /actuator/ratelimits/{name} lists callers)";
+		}
+		for (int i = 0; i < key.length(); i++) {
+			char c = key.charAt(i);
+			if (c < 0x20 || c == 0x7f) {
+				return "key: a control character (\\u" + String.format("%04x", (int) c) + ") at " + i
+						+ ", which no caller's key has; write the key as the limiter shows it";
+			}
+		}
+		return null;
+	}
+
+	/** A value from a request or an operator as it may appear in the log: one line. */
+	static String escaped(String value) {
+		if (value == null) {
+			return null;
+		}
+		StringBuilder escaped = null;
+		for (int i = 0; i < value.length(); i++) {
+			char c = value.charAt(i);
+			if (c < 0x20 || c == 0x7f) {
+				escaped = (escaped != null) ? escaped : new StringBuilder(value.substring(0, i));
+				escaped.append(String.format("\\u%04x", (int) c));
+			}
+			else if (escaped != null) {
+				escaped.append(c);
+			}
+		}
+		return (escaped != null) ? escaped.toString() : value;
 	}
 
 	private Map<String, Numbers> planNumbers(String name, String key, Map<String, Object> plans) {

@@ -179,6 +179,15 @@ class RateLimitsEndpointTests {
 			assertThat(answer.statusCode()).as("name " + name.substring(0, Math.min(20, name.length())))
 				.isBetween(400, 499);
 		}
+		for (String key : new String[] { "u:a%0AINFO%20forged%20line", "u:" + "x".repeat(300) }) {
+			HttpResponse<String> override = send("POST", "/actuator/ratelimits/search?key=" + key, "admin",
+					"{\"threshold\": 500}");
+			System.out.printf("hostile write, key of %d characters: %d %s%n", key.length(), override.statusCode(),
+					override.body());
+			assertThat(override.statusCode()).as("caller key " + key.substring(0, 12)).isEqualTo(400);
+			assertThat(override.body()).contains("key: ");
+			assertThat(send("DELETE", "/actuator/ratelimits/search?key=" + key, "admin").statusCode()).isEqualTo(400);
+		}
 		assertThat(redis.command("HGETALL", "limiter:overrides")).as("nothing written").isEqualTo(before);
 		assertThat(send("GET", "/actuator/ratelimits/search", null).body())
 			.contains("\"source\":\"limiter.limits.search\"");
