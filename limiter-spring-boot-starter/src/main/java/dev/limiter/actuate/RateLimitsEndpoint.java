@@ -219,6 +219,10 @@ public class RateLimitsEndpoint {
 			if (refused != null) {
 				throw new IllegalArgumentException(refused);
 			}
+			// a named limit may be written by its scope too, n:<name>, as everywhere else
+			if (name.startsWith("n:") && operation.getScope().equals(name)) {
+				return override(name.substring(2), key, threshold, period, plans, securityContext);
+			}
 			if (operation.getLimits().stream().noneMatch((limit) -> limit.name().equals(name))) {
 				throw new IllegalArgumentException("'" + name + "' is the scope of unnamed limits: only a named limit "
 						+ "(limiter.limits.<name>, or @RateLimit(name = ...)) can be overridden");

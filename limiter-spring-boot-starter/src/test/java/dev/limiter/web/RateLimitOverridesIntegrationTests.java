@@ -181,6 +181,18 @@ class RateLimitOverridesIntegrationTests {
 	}
 
 	@Test
+	void aNamedLimitIsOverriddenByItsScopeToo() {
+		this.contextRunner.run((context) -> {
+			RateLimitsEndpoint endpoint = context.getBean(RateLimitsEndpoint.class);
+			WebEndpointResponse<Map<String, Object>> set = endpoint.override("n:search", null, 5L, null, null,
+					OPERATOR);
+			assertThat(set.getStatus()).as(String.valueOf(set.getBody())).isEqualTo(200);
+			assertThat(set.getBody().get("name")).isEqualTo("search");
+			endpoint.override("search", null, null, null, null, OPERATOR);
+		});
+	}
+
+	@Test
 	void aBadValueIsRefusedNamingItAndChangesNothing() {
 		this.contextRunner.run((context) -> {
 			RateLimitsEndpoint endpoint = context.getBean(RateLimitsEndpoint.class);

@@ -122,10 +122,14 @@ public final class LimitResolver {
 		Algorithm chosen = first(configured.algorithm(), declared.algorithm());
 		Algorithm algorithm = (calendar != null) ? Algorithm.CALENDAR : first(chosen, this.defaultAlgorithm);
 		if (calendar != null && chosen != null && chosen != Algorithm.CALENDAR) {
+			String given = (configured.calendar() != null) ? "limiter.limits." + name + ".calendar"
+					: spelling.attribute("calendar");
 			throw new InvalidLimitException(
-					"calendar '" + calendar + "' is given to a " + chosen.text() + " limit '" + name + "'",
-					"A calendar counts its own windows: remove the algorithm, or remove "
-							+ spelling.attribute("calendar") + ".");
+					"calendar '" + calendar + "' is given to a " + chosen.text() + " limit '" + name + "'"
+							+ ((configured.calendar() != null) ? " (limiter.limits." + name + ".calendar)" : ""),
+					"A calendar counts its own windows: remove the algorithm"
+							+ ((configured.algorithm() != null) ? " (limiter.limits." + name + ".algorithm)" : "")
+							+ ", or remove " + given + ".");
 		}
 		int slices = first(configured.slices(), first(declared.slices(), Limit.DEFAULT_SLICES));
 		checkSlices(algorithm, slices, limit, spelling);
@@ -142,9 +146,14 @@ public final class LimitResolver {
 			limit = limit.withCalendar(calendar(calendar, spelling), zone(zone, spelling));
 		}
 		else if (zone != null) {
-			throw new InvalidLimitException("zone '" + zone + "' is given to limit '" + name + "' without a calendar",
-					"A zone draws a calendar's boundaries: set " + spelling.attribute("calendar")
-							+ " (minute, hour, day, week or month), or remove " + spelling.attribute("zone") + ".");
+			boolean fromYaml = configured.zone() != null;
+			throw new InvalidLimitException(
+					"zone '" + zone + "' is given to limit '" + name + "' without a calendar"
+							+ (fromYaml ? " (limiter.limits." + name + ".zone)" : ""),
+					"A zone draws a calendar's boundaries: set "
+							+ (fromYaml ? "limiter.limits." + name + ".calendar" : spelling.attribute("calendar"))
+							+ " (minute, hour, day, week or month), or remove "
+							+ (fromYaml ? "limiter.limits." + name + ".zone" : spelling.attribute("zone")) + ".");
 		}
 		try {
 			limit = limit.withFailurePolicy(first(configured.failurePolicy(), declared.failurePolicy()))

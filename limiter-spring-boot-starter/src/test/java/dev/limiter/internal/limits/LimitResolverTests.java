@@ -83,6 +83,27 @@ class LimitResolverTests {
 	}
 
 	@Test
+	void aZoneOrACalendarFromYamlThatCannotApplyNamesTheProperty() {
+		LimitResolver resolver = new LimitResolver(Map.of("berlin",
+				new LimitAttributes("berlin", 5L, Duration.ofMinutes(1), null, null, null, null, null, Map.of(), null,
+						"Europe/Berlin"),
+				"daily", new LimitAttributes("daily", 5L, null, Algorithm.TOKEN_BUCKET, null, null, null, null,
+						Map.of(), "day", null)),
+				Algorithm.SLIDING_LOG, false);
+		assertThatExceptionOfType(InvalidLimitException.class)
+			.isThrownBy(() -> resolver.resolve(declared("berlin", null, null, null, null), Spelling.ANNOTATION))
+			.withMessageContaining("without a calendar (limiter.limits.berlin.zone)")
+			.satisfies((ex) -> assertThat(ex.getFix()).isEqualTo("A zone draws a calendar's boundaries: set "
+					+ "limiter.limits.berlin.calendar (minute, hour, day, week or month), or remove "
+					+ "limiter.limits.berlin.zone."));
+		assertThatExceptionOfType(InvalidLimitException.class)
+			.isThrownBy(() -> resolver.resolve(declared("daily", null, null, null, null), Spelling.ANNOTATION))
+			.withMessageContaining("token-bucket limit 'daily' (limiter.limits.daily.calendar)")
+			.satisfies((ex) -> assertThat(ex.getFix()).isEqualTo("A calendar counts its own windows: remove the "
+					+ "algorithm (limiter.limits.daily.algorithm), or remove limiter.limits.daily.calendar."));
+	}
+
+	@Test
 	void anUnnamedLimitTakesTheDefaultAlgorithm() {
 		ResolvedLimit limit = this.resolver.resolve(declared("", 2L, Duration.ofSeconds(10), null, null),
 				Spelling.ANNOTATION);
