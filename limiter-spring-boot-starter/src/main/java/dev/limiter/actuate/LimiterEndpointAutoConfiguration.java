@@ -95,7 +95,10 @@ public final class LimiterEndpointAutoConfiguration {
 		@ConditionalOnMissingBean
 		RedisOffenders limiterSharedOffenders(RedisConnectionFactory connectionFactory, LimiterProperties properties,
 				TopOffenders offenders) {
-			return new RedisOffenders(connectionFactory, properties.getKeyPrefix(), offenders);
+			// a shutdown waits for the last share no longer than Limiter waits on Redis,
+			// and at least a second for a Redis that is merely slow
+			java.time.Duration wait = properties.getTimeout().plusSeconds(1);
+			return new RedisOffenders(connectionFactory, properties.getKeyPrefix(), offenders, wait);
 		}
 
 		@Bean

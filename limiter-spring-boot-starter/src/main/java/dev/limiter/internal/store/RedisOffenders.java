@@ -47,10 +47,30 @@ public final class RedisOffenders implements OffenderRanking, SmartLifecycle {
 	 * @param local this instance's counts
 	 */
 	public RedisOffenders(RedisConnectionFactory connectionFactory, String keyPrefix, TopOffenders local) {
+		this(connectionFactory, keyPrefix, local, SHUTDOWN_WAIT);
+	}
+
+	/**
+	 * Create the shared ranking.
+	 * @param connectionFactory the application's connection factory
+	 * @param keyPrefix the limiter's key prefix
+	 * @param local this instance's counts
+	 * @param shutdownWait the longest a shutdown waits for the last share: the
+	 * application's connection may wait on a Redis that is gone for its own command
+	 * timeout (Spring Boot's default is a minute)
+	 */
+	public RedisOffenders(RedisConnectionFactory connectionFactory, String keyPrefix, TopOffenders local,
+			Duration shutdownWait) {
 		this.connectionFactory = connectionFactory;
 		this.keyPrefix = keyPrefix;
 		this.local = local;
+		this.shutdownWait = shutdownWait;
 	}
+
+	/** The longest a shutdown waits for the last share, unless told otherwise. */
+	static final Duration SHUTDOWN_WAIT = Duration.ofSeconds(1);
+
+	private final Duration shutdownWait;
 
 	@Override
 	public List<Offender> top(String limit, int count) {
@@ -120,10 +140,23 @@ public final class RedisOffenders implements OffenderRanking, SmartLifecycle {
 		this.repeated.start();
 	}
 
+	/**
+	 * Stop sharing, after one last share that a shutdown waits for no longer than
+	 * {@code shutdownWait}: a Redis that does not answer must not hold the application up
+	 * (it was held for a minute, Boot's command timeout, past Kubernetes' 30 s).
+	 */
 	@Override
 	public void stop() {
 		this.repeated.stop();
-		share();
+		Thread last = new Thread(this::share, "limiter-offenders-last-share");
+		last.setDaemon(true);
+		last.start();
+		try {
+			last.join(this.shutdownWait.toMillis());
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
 	}
 
 	@Override
