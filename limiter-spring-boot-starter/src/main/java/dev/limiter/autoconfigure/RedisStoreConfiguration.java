@@ -23,6 +23,7 @@ import dev.limiter.FailurePolicy;
 import dev.limiter.Limit;
 import dev.limiter.RateLimiter;
 import dev.limiter.cache.RejectionCachingRateLimiter;
+import dev.limiter.internal.client.OutgoingQuota;
 import dev.limiter.internal.client.OutgoingQuotas;
 import dev.limiter.internal.limits.LimitResolver;
 import dev.limiter.internal.limits.OverrideStore;
@@ -96,6 +97,7 @@ final class RedisStoreConfiguration {
 			OutgoingQuotas quotas) {
 		RedisHolds holds = new RedisHolds(connectionFactory, properties.getKeyPrefix(), quotas);
 		quotas.setHolds(holds);
+		holds.readKept(quotas.quotas().stream().map(OutgoingQuota::name).toList());
 		RedisMessageListenerContainer container = new RedisMessageListenerContainer();
 		container.setConnectionFactory(connectionFactory);
 		container.addMessageListener(holds, holds.getChannel());

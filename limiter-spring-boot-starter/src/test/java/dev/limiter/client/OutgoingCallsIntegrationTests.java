@@ -191,6 +191,38 @@ class OutgoingCallsIntegrationTests {
 	}
 
 	@Test
+	void anInstanceThatStartsDuringAHoldIsHeldToo() throws Exception {
+		try (Upstream upstream = new Upstream(100, 1_000);
+				ConfigurableApplicationContext first = start("limiter.clients.api.threshold=100",
+						"limiter.clients.api.period=1s")) {
+			upstream.answer("/busy", 429, Map.of("Retry-After", "3"));
+			assertThatExceptionOfType(HttpClientErrorException.TooManyRequests.class)
+				.isThrownBy(() -> first.getBean(RestClient.Builder.class)
+					.build()
+					.get()
+					.uri(upstream.url("/busy"))
+					.retrieve()
+					.body(String.class));
+			try (ConfigurableApplicationContext late = start("limiter.clients.api.threshold=100",
+					"limiter.clients.api.period=1s")) {
+				assertThat(late.getBean(OutgoingQuotas.class).forHost("127.0.0.1").heldFor())
+					.as("the hold, read at startup")
+					.isPositive();
+				assertThat(late.getBean(RestClient.Builder.class)
+					.build()
+					.get()
+					.uri(upstream.url("/data"))
+					.retrieve()
+					.body(String.class)).isEqualTo("ok");
+				List<Long> admitted = upstream.admitted();
+				assertThat(Duration.ofNanos(admitted.get(1) - admitted.get(0)))
+					.as("the late instance waited out the upstream's Retry-After")
+					.isGreaterThanOrEqualTo(Duration.ofMillis(2_990));
+			}
+		}
+	}
+
+	@Test
 	void anUpstreamThatAnnouncesASmallerQuotaIsFollowed() throws Exception {
 		try (Upstream upstream = new Upstream(5, 1_000);
 				ConfigurableApplicationContext context = start("limiter.clients.api.threshold=20",

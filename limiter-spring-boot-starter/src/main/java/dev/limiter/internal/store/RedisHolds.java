@@ -49,12 +49,43 @@ public final class RedisHolds implements UpstreamHolds, MessageListener {
 	@Override
 	public void announce(String client, long untilMillis) {
 		try (RedisConnection connection = this.connectionFactory.getConnection()) {
+			// kept as well as published: an instance that starts during the hold reads it
+			long left = untilMillis - System.currentTimeMillis();
+			if (left > 0) {
+				connection.stringCommands()
+					.set(key(client), Long.toString(untilMillis).getBytes(StandardCharsets.UTF_8),
+							org.springframework.data.redis.core.types.Expiration.milliseconds(left),
+							org.springframework.data.redis.connection.RedisStringCommands.SetOption.upsert());
+			}
 			connection.publish(this.channel.getTopic().getBytes(StandardCharsets.UTF_8),
 					(client + " " + untilMillis).getBytes(StandardCharsets.UTF_8));
 		}
 		catch (RuntimeException ex) {
 			logger.debug("Limiter could not tell the other instances that '{}' is held", client, ex);
 		}
+	}
+
+	/**
+	 * Take the holds that other instances learned before this one started and that still
+	 * run; a Redis that cannot answer leaves none.
+	 * @param clients the names of the clients
+	 */
+	public void readKept(Iterable<String> clients) {
+		try (RedisConnection connection = this.connectionFactory.getConnection()) {
+			for (String client : clients) {
+				byte[] until = connection.stringCommands().get(key(client));
+				if (until != null) {
+					this.quotas.held(client, Long.parseLong(new String(until, StandardCharsets.UTF_8)));
+				}
+			}
+		}
+		catch (RuntimeException ex) {
+			logger.debug("Limiter could not read the holds other instances learned", ex);
+		}
+	}
+
+	private byte[] key(String client) {
+		return (this.channel.getTopic() + ":" + client).getBytes(StandardCharsets.UTF_8);
 	}
 
 	@Override
