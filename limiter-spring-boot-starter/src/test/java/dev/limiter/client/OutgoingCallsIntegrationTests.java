@@ -250,6 +250,36 @@ class OutgoingCallsIntegrationTests {
 		}
 	}
 
+	/**
+	 * A quota an upstream announces is the upstream's for every instance: one instance
+	 * learns it, every instance follows it, an instance started later too.
+	 */
+	@Test
+	void aSmallerQuotaOneInstanceLearnsIsFollowedByEveryInstance() throws Exception {
+		try (Upstream upstream = new Upstream(100, 2_000);
+				ConfigurableApplicationContext first = start("limiter.clients.api.threshold=10",
+						"limiter.clients.api.period=2s");
+				ConfigurableApplicationContext second = start("limiter.clients.api.threshold=10",
+						"limiter.clients.api.period=2s")) {
+			upstream.answer("/data", 200, Map.of("RateLimit-Policy", "q=4;w=2"));
+			awaitSubscribers(2);
+			assertThat(first.getBean(RestClient.Builder.class)
+				.build()
+				.get()
+				.uri(upstream.url("/data"))
+				.retrieve()
+				.body(String.class)).isEqualTo("ok");
+			OutgoingQuota followed = second.getBean(OutgoingQuotas.class).forHost("127.0.0.1");
+			await().atMost(Duration.ofSeconds(2)).until(() -> followed.limit().threshold() == 4);
+			try (ConfigurableApplicationContext late = start("limiter.clients.api.threshold=10",
+					"limiter.clients.api.period=2s")) {
+				assertThat(late.getBean(OutgoingQuotas.class).forHost("127.0.0.1").limit().threshold())
+					.as("read at startup")
+					.isEqualTo(4);
+			}
+		}
+	}
+
 	@Test
 	void withRedisDownTheLocalPolicyPacesEachInstanceOnItsOwn() throws Exception {
 		try (Upstream upstream = new Upstream(2, 1_000);

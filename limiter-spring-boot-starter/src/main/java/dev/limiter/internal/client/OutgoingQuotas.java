@@ -115,8 +115,8 @@ public final class OutgoingQuotas {
 			this.holds.announce(quota.name(), now + hold.duration().toMillis());
 		}
 		UpstreamPolicy policy = UpstreamPolicy.of(headers.apply("RateLimit-Policy"));
-		if (policy != null) {
-			quota.follow(policy);
+		if (policy != null && quota.follow(policy)) {
+			this.holds.announcePolicy(quota.name(), policy);
 		}
 	}
 
@@ -208,6 +208,18 @@ public final class OutgoingQuotas {
 		OutgoingQuota quota = this.byName.get(client);
 		if (quota != null) {
 			quota.hold(Duration.ofMillis(untilMillis - System.currentTimeMillis()), "told by another instance");
+		}
+	}
+
+	/**
+	 * Follow a smaller quota that another instance learned from the upstream.
+	 * @param client the client's name
+	 * @param policy the upstream's quota
+	 */
+	public void followed(String client, UpstreamPolicy policy) {
+		OutgoingQuota quota = this.byName.get(client);
+		if (quota != null) {
+			quota.follow(policy);
 		}
 	}
 

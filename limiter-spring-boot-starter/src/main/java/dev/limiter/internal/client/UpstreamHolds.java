@@ -18,4 +18,13 @@ public interface UpstreamHolds {
 	 */
 	void announce(String client, long untilMillis);
 
+	/**
+	 * Tell the other instances that a client follows a smaller quota that its upstream
+	 * announced: the upstream's quota is one for all of them.
+	 * @param client the client's name
+	 * @param policy the upstream's quota
+	 */
+	default void announcePolicy(String client, UpstreamPolicy policy) {
+	}
+
 }

@@ -13,6 +13,7 @@ import org.springframework.data.redis.listener.ChannelTopic;
 
 import dev.limiter.internal.client.OutgoingQuotas;
 import dev.limiter.internal.client.UpstreamHolds;
+import dev.limiter.internal.client.UpstreamPolicy;
 
 /**
  * Shares the holds that upstreams ask for through Redis: an instance that learns one
@@ -65,6 +66,27 @@ public final class RedisHolds implements UpstreamHolds, MessageListener {
 		}
 	}
 
+	/** How long a learned quota is kept for instances that start later. */
+	static final long POLICY_KEPT_MILLIS = java.time.Duration.ofDays(1).toMillis();
+
+	@Override
+	public void announcePolicy(String client, UpstreamPolicy policy) {
+		String text = policy.quota() + " " + policy.window().toMillis();
+		try (RedisConnection connection = this.connectionFactory.getConnection()) {
+			connection.stringCommands()
+				.set(policyKey(client), text.getBytes(StandardCharsets.UTF_8),
+						org.springframework.data.redis.core.types.Expiration.milliseconds(POLICY_KEPT_MILLIS),
+						org.springframework.data.redis.connection.RedisStringCommands.SetOption.upsert());
+			connection.publish(this.channel.getTopic().getBytes(StandardCharsets.UTF_8),
+					(POLICY + client + " " + text).getBytes(StandardCharsets.UTF_8));
+		}
+		catch (RuntimeException ex) {
+			logger.debug("Limiter could not tell the other instances of the quota '{}' follows", client, ex);
+		}
+	}
+
+	private static final String POLICY = "policy ";
+
 	/**
 	 * Take the holds that other instances learned before this one started and that still
 	 * run; a Redis that cannot answer leaves none.
@@ -77,11 +99,26 @@ public final class RedisHolds implements UpstreamHolds, MessageListener {
 				if (until != null) {
 					this.quotas.held(client, Long.parseLong(new String(until, StandardCharsets.UTF_8)));
 				}
+				byte[] policy = connection.stringCommands().get(policyKey(client));
+				if (policy != null) {
+					this.quotas.followed(client, policy(new String(policy, StandardCharsets.UTF_8)));
+				}
 			}
 		}
 		catch (RuntimeException ex) {
 			logger.debug("Limiter could not read the holds other instances learned", ex);
 		}
+	}
+
+	private byte[] policyKey(String client) {
+		return (this.channel.getTopic() + ":" + client + ":policy").getBytes(StandardCharsets.UTF_8);
+	}
+
+	/** A quota as kept and published: {@code <quota> <window ms>}. */
+	private static UpstreamPolicy policy(String text) {
+		int space = text.indexOf(' ');
+		return new UpstreamPolicy(Long.parseLong(text.substring(0, space)),
+				java.time.Duration.ofMillis(Long.parseLong(text.substring(space + 1))));
 	}
 
 	private byte[] key(String client) {
@@ -91,8 +128,14 @@ public final class RedisHolds implements UpstreamHolds, MessageListener {
 	@Override
 	public void onMessage(Message message, byte[] pattern) {
 		String text = new String(message.getBody(), StandardCharsets.UTF_8);
-		int space = text.lastIndexOf(' ');
 		try {
+			if (text.startsWith(POLICY)) {
+				String rest = text.substring(POLICY.length());
+				int space = rest.indexOf(' ');
+				this.quotas.followed(rest.substring(0, space), policy(rest.substring(space + 1)));
+				return;
+			}
+			int space = text.lastIndexOf(' ');
 			this.quotas.held(text.substring(0, space), Long.parseLong(text.substring(space + 1)));
 		}
 		catch (RuntimeException ex) {
