@@ -61,6 +61,8 @@ public class GatewayRateLimiter
 
 	private volatile boolean slotsInFlight;
 
+	private final org.springframework.beans.factory.ListableBeanFactory beans;
+
 	/**
 	 * Create the rate limiter.
 	 * @param calls decides the routes' requests, as annotated calls are decided
@@ -68,7 +70,20 @@ public class GatewayRateLimiter
 	 * @param configurationService binds the route arguments
 	 */
 	GatewayRateLimiter(RouteCalls calls, RateLimitHeaders headers, ConfigurationService configurationService) {
+		this(calls, headers, configurationService, null);
+	}
+
+	/**
+	 * Create the rate limiter.
+	 * @param calls decides the routes' requests, as annotated calls are decided
+	 * @param headers the header writer
+	 * @param configurationService binds the route arguments
+	 * @param beans finds the names of the routes' key resolvers, or {@code null}
+	 */
+	GatewayRateLimiter(RouteCalls calls, RateLimitHeaders headers, ConfigurationService configurationService,
+			org.springframework.beans.factory.ListableBeanFactory beans) {
 		super(Config.class, CONFIGURATION_PROPERTY_NAME, configurationService);
+		this.beans = beans;
 		if (calls == null || headers == null) {
 			throw new IllegalArgumentException("calls and headers must not be null");
 		}
@@ -89,7 +104,7 @@ public class GatewayRateLimiter
 		}
 		this.routes.remove(event.getRouteId());
 		AnnotatedOperation operation = this.calls.register(event.getRouteId(),
-				RouteArguments.of(config, Spelling.ROUTE));
+				RouteArguments.of(config, Spelling.ROUTE), keyResolver(event.getArgs().get("key-resolver")));
 		this.routes.put(event.getRouteId(), new Route(operation, config.getPlanResolver()));
 		if (operation.holdsSlots()) {
 			this.slotsInFlight = true;
@@ -191,6 +206,29 @@ public class GatewayRateLimiter
 		// Answered by GatewayRateLimitExceptionHandler with the same status, headers and
 		// problem as every surface of Limiter; the filter's own answer has no body.
 		return Mono.error(this.calls.rejection(call, decision));
+	}
+
+	/**
+	 * Name the route's key resolver as the endpoint shows the route's key: the filter's
+	 * argument arrives as the resolver itself, so its bean is looked up by identity.
+	 */
+	private String keyResolver(Object resolver) {
+		if (resolver == null) {
+			return "";
+		}
+		if (resolver instanceof String text) {
+			return "key-resolver " + text;
+		}
+		if (this.beans != null) {
+			for (Map.Entry<String, org.springframework.cloud.gateway.filter.ratelimit.KeyResolver> bean : this.beans
+				.getBeansOfType(org.springframework.cloud.gateway.filter.ratelimit.KeyResolver.class)
+				.entrySet()) {
+				if (bean.getValue() == resolver) {
+					return "key-resolver #{@" + bean.getKey() + "}";
+				}
+			}
+		}
+		return "key-resolver";
 	}
 
 	private boolean hasOwnArguments(Map<String, Object> args) {

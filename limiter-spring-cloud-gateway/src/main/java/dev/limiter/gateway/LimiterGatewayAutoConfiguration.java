@@ -40,8 +40,8 @@ public final class LimiterGatewayAutoConfiguration {
 	@Primary
 	@ConditionalOnMissingBean(name = GatewayRateLimiter.BEAN_NAME)
 	GatewayRateLimiter limiterRateLimiter(RouteCalls routeCalls, RateLimitHeaders headers,
-			ConfigurationService configurationService) {
-		return new GatewayRateLimiter(routeCalls, headers, configurationService);
+			ConfigurationService configurationService, org.springframework.beans.factory.ListableBeanFactory beans) {
+		return new GatewayRateLimiter(routeCalls, headers, configurationService, beans);
 	}
 
 	// Ends the requests of routes that count calls in flight when their exchange ends.

@@ -224,6 +224,9 @@ class GatewayIntegrationTests {
 		Map<String, Object> listed = (Map<String, Object>) endpoint.limits().get("limits");
 		assertThat(listed).containsKeys("n:tiered", "r:watched", "r:orders");
 		assertThat(listed.get("n:tiered")).asString().contains("route=route 'tiered'");
+		assertThat(listed.get("r:orders")).as("the key of a route keyed by a resolver names it")
+			.asString()
+			.contains("key=key-resolver #{@userKeyResolver}");
 		assertThat(endpoint.usage("tiered", "dave").get("limits")).asString().contains("used=2");
 		endpoint.reset("tiered", "dave");
 		assertThat(statuses("/tiered/1", "dave", null, 1)).containsExactly(200);

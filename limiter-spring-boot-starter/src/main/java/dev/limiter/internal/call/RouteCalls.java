@@ -60,7 +60,21 @@ public final class RouteCalls {
 	 * @throws IllegalArgumentException naming the route and the argument to fix
 	 */
 	public AnnotatedOperation register(String routeId, RouteArguments arguments) {
-		AnnotatedOperation route = operation(routeId, arguments);
+		return register(routeId, arguments, "");
+	}
+
+	/**
+	 * Build, check and register the operation of a route whose caller a resolver of the
+	 * gateway finds, which the endpoint names as the route's key.
+	 * @param routeId the route
+	 * @param arguments the route's arguments
+	 * @param key how the route finds its caller, such as {@code key-resolver
+	 * #{@userKeyResolver}}, or empty for the default key
+	 * @return the route's operation
+	 * @throws IllegalArgumentException naming the route and the argument to fix
+	 */
+	public AnnotatedOperation register(String routeId, RouteArguments arguments, String key) {
+		AnnotatedOperation route = operation(routeId, arguments, (key != null) ? key : "");
 		this.operations.register(route);
 		return route;
 	}
@@ -146,7 +160,7 @@ public final class RouteCalls {
 		return this.pipeline.rejection(new CallPipeline.Admission(call.prepared, decision, null, false));
 	}
 
-	private AnnotatedOperation operation(String routeId, RouteArguments arguments) {
+	private AnnotatedOperation operation(String routeId, RouteArguments arguments, String key) {
 		String route = "route '" + routeId + "': ";
 		boolean inline = arguments.hasOwnLimit();
 		if ((arguments.algorithm() != null || arguments.slices() != null) && !inline) {
@@ -196,7 +210,7 @@ public final class RouteCalls {
 		List<String> messages = Collections.nCopies(limits.size(), "");
 		String description = "route '" + routeId + "'";
 		AnnotatedOperation operation = new AnnotatedOperation(null, scope, description, limits, messages,
-				arguments.permits(), "", null)
+				arguments.permits(), key, null)
 			.withOutcomes(null, List.of(), shadows)
 			.withMaxWait(maxWait);
 		java.util.Map<String, AnnotatedOperation> plans = new java.util.LinkedHashMap<>();
@@ -206,7 +220,7 @@ public final class RouteCalls {
 			List<Limit> planLimits = resolved.stream().map((limit) -> limit.forPlan(plan)).toList();
 			checkPermits(route, arguments, planLimits, plan);
 			plans.put(plan, new AnnotatedOperation(null, scope, description, planLimits, messages, arguments.permits(),
-					"", null)
+					key, null)
 				.withOutcomes(null, List.of(), shadows)
 				.withMaxWait(maxWait));
 		}

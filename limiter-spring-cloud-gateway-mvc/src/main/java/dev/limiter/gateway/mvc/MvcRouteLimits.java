@@ -154,7 +154,10 @@ final class MvcRouteLimits implements SmartInitializingSingleton {
 	}
 
 	private Route route(String routeId, Config config) {
-		AnnotatedOperation operation = this.calls.register(routeId, RouteArguments.of(config, Spelling.FILTER));
+		String key = (config.key() != null) ? "key-resolver (Java DSL)"
+				: (config.getKeyResolver() != null && !config.getKeyResolver().isBlank())
+						? "key-resolver " + config.getKeyResolver().trim() : "";
+		AnnotatedOperation operation = this.calls.register(routeId, RouteArguments.of(config, Spelling.FILTER), key);
 		return new Route(operation, resolver(routeId, "key-resolver", config.key(), config.getKeyResolver()),
 				resolver(routeId, "plan-resolver", config.plan(), config.getPlanResolver()));
 	}

@@ -222,6 +222,10 @@ class GatewayMvcIntegrationTests {
 		@SuppressWarnings("unchecked")
 		Map<String, Object> listed = (Map<String, Object>) endpoint.limits().get("limits");
 		assertThat(listed).containsKeys("r:orders", "r:short", "r:dsl", "n:tiered");
+		assertThat(listed.get("r:orders")).as("the key of a route keyed by a resolver names it")
+			.asString()
+			.contains("key=key-resolver userKeyResolver");
+		assertThat(listed.get("r:short")).asString().contains("key=default");
 		assertThat(endpoint.usage("tiered", "erin").get("limits")).asString().contains("used=2");
 		endpoint.reset("tiered", "erin");
 		assertThat(statuses("/tiered/1", "erin", null, 1)).containsExactly(200);
