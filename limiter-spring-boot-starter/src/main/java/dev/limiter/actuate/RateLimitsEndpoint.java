@@ -133,7 +133,7 @@ public class RateLimitsEndpoint {
 			Map<String, Object> topRejected = new LinkedHashMap<>();
 			for (Limit limit : operation.getLimits()) {
 				topRejected.put(limit.name(),
-						this.offenders.top(limit.name(), TOP_REJECTED)
+						this.offenders.top(operation.ranking(limit), TOP_REJECTED)
 							.stream()
 							.map((offender) -> Map.of("key", offender.key(), "rejections", offender.rejections()))
 							.toList());

@@ -68,9 +68,38 @@ class TopOffendersIntegrationTests {
 		}));
 	}
 
+	@Test
+	void theCallersOfOneMethodAreNeverListedUnderAnotherWhoseLimitsAreAlsoUnnamed() {
+		this.contextRunner.run((context) -> {
+			MockMvc mvc = mvc(context);
+			flood(mvc, "/export", "10.0.0.5", 4);
+			flood(mvc, "/report", "10.0.0.6", 3);
+			RateLimitsEndpoint endpoint = context.getBean(RateLimitsEndpoint.class);
+			assertThat(unnamedTopRejected(endpoint, "export")).singleElement()
+				.satisfies((offender) -> assertThat(offender.get("key").toString()).endsWith("ip:10.0.0.5"));
+			assertThat(unnamedTopRejected(endpoint, "report")).singleElement()
+				.satisfies((offender) -> assertThat(offender.get("key").toString()).endsWith("ip:10.0.0.6"));
+		});
+	}
+
+	@SuppressWarnings("unchecked")
+	private static List<Map<String, Object>> unnamedTopRejected(RateLimitsEndpoint endpoint, String method) {
+		String scope = ((Map<String, Object>) endpoint.limits().get("limits")).keySet()
+			.stream()
+			.filter((listed) -> listed.endsWith("." + method))
+			.findFirst()
+			.orElseThrow();
+		Map<String, Object> described = endpoint.usage(scope, null);
+		return (List<Map<String, Object>>) ((Map<String, Object>) described.get("topRejected")).get("default");
+	}
+
 	private static void flood(MockMvc mvc, String client, int calls) throws Exception {
+		flood(mvc, "/search", client, calls);
+	}
+
+	private static void flood(MockMvc mvc, String path, String client, int calls) throws Exception {
 		for (int i = 0; i < calls; i++) {
-			WebTests.call(mvc, get("/search").with(remoteAddr(client)));
+			WebTests.call(mvc, get(path).with(remoteAddr(client)));
 		}
 	}
 
@@ -98,6 +127,18 @@ class TopOffendersIntegrationTests {
 		@GetMapping("/search")
 		String search() {
 			return "found";
+		}
+
+		@RateLimit(threshold = 1, period = 3600)
+		@GetMapping("/export")
+		String export() {
+			return "exported";
+		}
+
+		@RateLimit(threshold = 1, period = 3600)
+		@GetMapping("/report")
+		String report() {
+			return "reported";
 		}
 
 	}

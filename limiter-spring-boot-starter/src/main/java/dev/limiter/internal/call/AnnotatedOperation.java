@@ -206,6 +206,18 @@ public final class AnnotatedOperation implements RateLimitOperation {
 	}
 
 	/**
+	 * Return the name under which the callers a limit of this operation rejects are
+	 * ranked: per operation, so that two methods whose unnamed limits are all called
+	 * {@code default} never share a ranking (methods that share a named limit share its
+	 * scope, {@code n:<name>}, and so its ranking).
+	 * @param limit a limit of this operation
+	 * @return the ranking's name, such as {@code n:search/search}
+	 */
+	public String ranking(Limit limit) {
+		return this.scope + "/" + limit.name();
+	}
+
+	/**
 	 * Return whether a call of this operation holds slots in flight, to give back when it
 	 * ends.
 	 * @return whether a limit counts calls in flight

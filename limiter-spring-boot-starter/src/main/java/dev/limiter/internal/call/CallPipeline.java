@@ -410,7 +410,7 @@ public final class CallPipeline {
 			listener.onDecision(prepared.invocation(), decision, nanos);
 		}
 		if (!decision.isAllowed() && decision.limit() != null) {
-			this.rejections.rejected(decision.limit().name(), prepared.key());
+			this.rejections.rejected(prepared.operation().ranking(decision.limit()), prepared.key());
 		}
 	}
 
