@@ -144,12 +144,20 @@ public class RateLimitsEndpoint {
 		String fullKey = operation.key(key);
 		Map<String, Object> result = new LinkedHashMap<>();
 		result.put("key", fullKey);
-		result.put("limits", usage(fullKey, operation, null));
+		List<Object> limits = usage(fullKey, operation, null);
+		result.put("limits", limits);
+		boolean known = counts(limits);
 		if (!operation.getPlans().isEmpty()) {
 			Map<String, Object> plans = new LinkedHashMap<>();
-			operation.getPlans().forEach((plan, planned) -> plans.put(plan, usage(fullKey, planned, plan)));
+			for (Map.Entry<String, AnnotatedOperation> plan : operation.getPlans().entrySet()) {
+				List<Object> planned = usage(fullKey, plan.getValue(), plan.getKey());
+				known |= counts(planned);
+				plans.put(plan.getKey(), planned);
+			}
 			result.put("plans", plans);
 		}
+		// a key written wrong reads as a fresh quota: say that nothing is counted for it
+		result.put("known", known);
 		return result;
 	}
 
@@ -170,6 +178,15 @@ public class RateLimitsEndpoint {
 		String refused = refusedKey(key);
 		if (refused != null) {
 			return new WebEndpointResponse<>(Map.of("error", refused), WebEndpointResponse.STATUS_BAD_REQUEST);
+		}
+		Map<String, Object> read = usage(name, key);
+		if (read != null && Boolean.FALSE.equals(read.get("known"))) {
+			// a reset of nothing must not look like one: the key may be written wrong
+			return new WebEndpointResponse<>(
+					Map.of("error", "nothing is counted for key '" + escaped(key) + "' under '" + escaped(name)
+							+ "': write the key as the limiter shows it (GET " + "/actuator/ratelimits/" + escaped(name)
+							+ " lists the callers it rejected; a hashed key's # is " + "%23 in a URL)"),
+					WebEndpointResponse.STATUS_NOT_FOUND);
 		}
 		String fullKey = operation.key(key);
 		List<AnnotatedOperation> all = new ArrayList<>(operation.getPlans().values());
@@ -466,6 +483,22 @@ public class RateLimitsEndpoint {
 			usage.add(row);
 		}
 		return usage;
+	}
+
+	/** Whether any limit counts something for the key: permits used, or a window open. */
+	private static boolean counts(List<Object> rows) {
+		for (Object listed : rows) {
+			Map<?, ?> row = (Map<?, ?>) listed;
+			if (((Number) row.get("used")).longValue() > 0) {
+				return true;
+			}
+			Object reset = row.containsKey("resetAfterMillis") ? row.get("resetAfterMillis")
+					: row.get("leaseEndsAfterMillis");
+			if (reset instanceof Number millis && millis.longValue() > 0) {
+				return true;
+			}
+		}
+		return false;
 	}
 
 	/**

@@ -94,6 +94,12 @@ class RateLimitsEndpointTests {
 			.isEqualTo(404);
 		assertThat(send("DELETE", "/actuator/ratelimits/search?key=u:alice", "admin").statusCode()).isEqualTo(200);
 		assertThat(send("GET", "/actuator/ratelimits/search?key=u:alice", null).body()).contains("\"used\":0");
+		// a key that nothing counts (written wrong, or never seen) says so, and is no
+		// reset
+		assertThat(send("GET", "/actuator/ratelimits/search?key=u:nobody", null).body()).contains("\"known\":false");
+		HttpResponse<String> nothing = send("DELETE", "/actuator/ratelimits/search?key=u:nobody", "admin");
+		assertThat(nothing.statusCode()).isEqualTo(404);
+		assertThat(nothing.body()).contains("nothing is counted for key 'u:nobody'");
 	}
 
 	/**
