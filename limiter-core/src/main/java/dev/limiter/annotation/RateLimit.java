@@ -162,9 +162,10 @@ public @interface RateLimit {
 
 	/**
 	 * How long a call that would be admitted within this time waits instead of being
-	 * rejected, such as {@code 500ms}: it waits once for the rejection's retry-after,
-	 * then is decided again. Empty for no wait. When the annotations of a method give
-	 * several, the longest applies.
+	 * rejected, such as {@code 500ms}: it waits for the rejection's retry-after, then is
+	 * decided again, and waits for the next turn if another call took that one, while the
+	 * next turn still comes within this time. Empty for no wait. When the annotations of
+	 * a method give several, the longest applies.
 	 * @return the longest wait
 	 */
 	String maxWait() default "";

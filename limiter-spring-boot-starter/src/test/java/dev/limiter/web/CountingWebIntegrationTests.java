@@ -182,6 +182,33 @@ class CountingWebIntegrationTests {
 		});
 	}
 
+	/**
+	 * Six calls at once at 2 a second with 5 s to wait: each waits until it passes, also
+	 * when another caller took the turn it waited for (four wait for the two turns of the
+	 * next second; two used to get a 429 although their turn came a second later).
+	 */
+	@Test
+	void callsThatWouldPassWithinMaxWaitWaitUntilTheyPassWhenOthersTakeTheirTurn() throws Exception {
+		this.contextRunner.run((context) -> {
+			MockMvc mvc = mvc(context);
+			java.util.concurrent.ExecutorService threads = java.util.concurrent.Executors.newFixedThreadPool(6);
+			try {
+				List<java.util.concurrent.Future<Integer>> calls = new ArrayList<>();
+				for (int i = 0; i < 6; i++) {
+					calls.add(threads.submit(() -> WebTests.call(mvc, get("/queued")).getStatus()));
+				}
+				List<Integer> statuses = new ArrayList<>();
+				for (java.util.concurrent.Future<Integer> call : calls) {
+					statuses.add(call.get(30, java.util.concurrent.TimeUnit.SECONDS));
+				}
+				assertThat(statuses).containsOnly(200);
+			}
+			finally {
+				threads.shutdownNow();
+			}
+		});
+	}
+
 	@Test
 	void eachUserGetsTheThresholdOfTheirPlanAndAnUnknownPlanTheLimitsOwn() {
 		this.contextRunner.run((context) -> {
@@ -295,6 +322,12 @@ class CountingWebIntegrationTests {
 		@GetMapping("/reports")
 		String reports(@RequestParam String tier) {
 			return tier;
+		}
+
+		@RateLimit(threshold = 2, period = 1, maxWait = "5s")
+		@GetMapping("/queued")
+		String queued() {
+			return "served";
 		}
 
 		@RateLimit(threshold = 1, period = 1, maxWait = "2s")

@@ -268,10 +268,10 @@ public final class CallPipeline {
 				decision = acquire(prepared);
 				long deadline = start + operation.getMaxWait().toNanos();
 				if (operation.waitsFor(decision)) {
-					// Once for a window: the wait is the exact time until the call fits,
-					// unless another caller takes the turn first, and then the rejection
-					// stands. A slot in flight frees whenever a call ends: asked again
-					// after each hint until the wait is spent.
+					// The wait is the exact time until the call fits; when another caller
+					// took that turn, the call waits for the next while its wait lasts. A
+					// slot in flight frees whenever a call ends: asked again after each
+					// hint until the wait is spent.
 					do {
 						this.clock.sleep(pause(decision, deadline));
 						decision = acquire(prepared);
@@ -367,12 +367,18 @@ public final class CallPipeline {
 	}
 
 	/**
-	 * Whether a call refused by a limit in flight asks again: a slot frees whenever a
-	 * call ends, so it asks after each hint (a few times a second) while its wait lasts.
+	 * Whether a call refused again after its wait asks again: when another caller took
+	 * the turn it waited for and the next turn still comes within its wait; under a limit
+	 * in flight, whose slot frees whenever a call ends, after each hint (a few times a
+	 * second) while its wait lasts.
 	 */
 	private boolean pollsAgain(Decision decision, long deadline) {
-		return !decision.isAllowed() && !decision.isDegraded() && decision.limit().algorithm() == Algorithm.IN_FLIGHT
-				&& deadline - this.clock.nanoTime() > 0;
+		if (decision.isAllowed() || decision.isDegraded()) {
+			return false;
+		}
+		long left = deadline - this.clock.nanoTime();
+		return left > 0
+				&& (decision.limit().algorithm() == Algorithm.IN_FLIGHT || decision.retryAfter().toNanos() <= left);
 	}
 
 	private Decision acquire(PreparedCall prepared) {
