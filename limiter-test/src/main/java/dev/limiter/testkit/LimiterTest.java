@@ -8,6 +8,7 @@ import java.lang.annotation.RetentionPolicy;
 import java.lang.annotation.Target;
 
 import org.springframework.boot.autoconfigure.ImportAutoConfiguration;
+import org.springframework.test.context.TestPropertySource;
 
 /**
  * Swaps Limiter's store for an in-memory one on a {@link TestLimiter} clock in a Spring
@@ -28,6 +29,9 @@ import org.springframework.boot.autoconfigure.ImportAutoConfiguration;
 @Documented
 @Inherited
 @ImportAutoConfiguration(LimiterTestAutoConfiguration.class)
+// The in-memory store, so that nothing of the test's context talks to the Redis the
+// application is configured for: not the counts, not the overrides, not the holds.
+@TestPropertySource(properties = "limiter.store=memory")
 public @interface LimiterTest {
 
 }
