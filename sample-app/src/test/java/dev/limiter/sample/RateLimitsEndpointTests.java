@@ -61,14 +61,14 @@ class RateLimitsEndpointTests {
 
 	@Test
 	void listsReadsAndResetsAQuota() throws Exception {
-		HttpResponse<String> list = send("GET", "/actuator/ratelimits", null);
+		HttpResponse<String> list = send("GET", "/actuator/ratelimits", "admin");
 		assertThat(list.statusCode()).isEqualTo(200);
 		assertThat(list.body()).contains("\"n:search\"").contains("\"source\":\"limiter.limits.search\"");
 		for (int i = 0; i < 3; i++) {
 			assertThat(send("GET", "/search?q=x", "alice").statusCode()).isEqualTo(200);
 		}
 		assertThat(send("GET", "/search?q=x", "alice").statusCode()).isEqualTo(429);
-		HttpResponse<String> usage = send("GET", "/actuator/ratelimits/n:search?key=u:alice", null);
+		HttpResponse<String> usage = send("GET", "/actuator/ratelimits/n:search?key=u:alice", "admin");
 		assertThat(usage.body()).contains("\"key\":\"n:search:u:alice\"").contains("\"used\":3");
 		assertThat(send("DELETE", "/actuator/ratelimits/n:search?key=u:alice", "alice").statusCode())
 			.as("only admin resets")
@@ -77,26 +77,58 @@ class RateLimitsEndpointTests {
 		assertThat(send("GET", "/search?q=x", "alice").statusCode()).isEqualTo(200);
 	}
 
+	/**
+	 * The endpoint's reads name people: anonymous callers and users get no answer, health
+	 * stays open, and the admin's writes pass without a CSRF token, as the operations
+	 * guide's security configuration says.
+	 */
+	@Test
+	void readsAreTheAdminsTooAndTheAdminsWritesNeedNoCsrfToken() throws Exception {
+		assertThat(send("GET", "/actuator/ratelimits/search?key=u:alice", null).statusCode()).isEqualTo(401);
+		assertThat(send("GET", "/actuator/ratelimits/search", "alice").statusCode()).isEqualTo(403);
+		assertThat(send("GET", "/actuator/health", null).statusCode()).as("health stays open").isIn(200, 503);
+		assertThat(send("GET", "/search?q=x", "alice").statusCode()).isEqualTo(200);
+		assertThat(send("DELETE", "/actuator/ratelimits/search?key=u:alice", "admin").statusCode()).isEqualTo(200);
+	}
+
+	@Test
+	void theOperationsGuidesSecurityConfigurationIsTheSamplesOwn() throws Exception {
+		String guide = java.nio.file.Files.readString(java.nio.file.Path.of("..", "docs", "operations.md"));
+		int start = guide.lastIndexOf("```java", guide.indexOf("SecurityFilterChain securityFilterChain"));
+		String snippet = guide.substring(start + 7, guide.indexOf("```", start + 7));
+		String source = java.nio.file.Files
+			.readString(java.nio.file.Path.of("src/main/java/dev/limiter/sample/SecurityConfiguration.java"))
+			.lines()
+			.map(String::strip)
+			.reduce("", (all, line) -> all + line + "\n");
+		List<String> statements = snippet.lines()
+			.map((line) -> (line.contains("//") ? line.substring(0, line.indexOf("//")) : line).strip())
+			.filter((line) -> !line.isEmpty() && !line.startsWith("@"))
+			.toList();
+		assertThat(statements).hasSizeGreaterThan(10);
+		assertThat(statements).allSatisfy((line) -> assertThat(source).contains(line));
+	}
+
 	@Test
 	void aLimitIsAddressedByItsNameAndAnUnknownOneIsA404() throws Exception {
 		assertThat(send("GET", "/search?q=x", "alice").statusCode()).isEqualTo(200);
-		HttpResponse<String> byName = send("GET", "/actuator/ratelimits/search?key=u:alice", null);
+		HttpResponse<String> byName = send("GET", "/actuator/ratelimits/search?key=u:alice", "admin");
 		assertThat(byName.statusCode()).isEqualTo(200);
 		assertThat(byName.body()).contains("\"key\":\"n:search:u:alice\"").contains("\"used\":1");
-		HttpResponse<String> described = send("GET", "/actuator/ratelimits/search", null);
+		HttpResponse<String> described = send("GET", "/actuator/ratelimits/search", "admin");
 		assertThat(described.statusCode()).isEqualTo(200);
 		assertThat(described.body()).contains("\"scope\":\"n:search\"")
 			.contains("\"source\":\"limiter.limits.search\"");
-		assertThat(send("GET", "/actuator/ratelimits/serach?key=u:alice", null).statusCode()).isEqualTo(404);
-		assertThat(send("GET", "/actuator/ratelimits/n:serach", null).statusCode()).isEqualTo(404);
+		assertThat(send("GET", "/actuator/ratelimits/serach?key=u:alice", "admin").statusCode()).isEqualTo(404);
+		assertThat(send("GET", "/actuator/ratelimits/n:serach", "admin").statusCode()).isEqualTo(404);
 		assertThat(send("DELETE", "/actuator/ratelimits/serach?key=u:alice", "admin").statusCode())
 			.as("a typo never looks like a reset")
 			.isEqualTo(404);
 		assertThat(send("DELETE", "/actuator/ratelimits/search?key=u:alice", "admin").statusCode()).isEqualTo(200);
-		assertThat(send("GET", "/actuator/ratelimits/search?key=u:alice", null).body()).contains("\"used\":0");
+		assertThat(send("GET", "/actuator/ratelimits/search?key=u:alice", "admin").body()).contains("\"used\":0");
 		// a key that nothing counts (written wrong, or never seen) says so, and is no
 		// reset
-		assertThat(send("GET", "/actuator/ratelimits/search?key=u:nobody", null).body()).contains("\"known\":false");
+		assertThat(send("GET", "/actuator/ratelimits/search?key=u:nobody", "admin").body()).contains("\"known\":false");
 		HttpResponse<String> nothing = send("DELETE", "/actuator/ratelimits/search?key=u:nobody", "admin");
 		assertThat(nothing.statusCode()).isEqualTo(404);
 		assertThat(nothing.body()).contains("nothing is counted for key 'u:nobody'");
@@ -121,7 +153,7 @@ class RateLimitsEndpointTests {
 		assertThat(own.body()).isEqualTo("{\"name\":\"search\",\"key\":\"n:search:u:alice\","
 				+ "\"override\":{\"threshold\":50},\"configured\":{\"threshold\":3,\"period\":\"10s\"},"
 				+ "\"appliesTo\":\"every instance\"}");
-		assertThat(send("GET", "/actuator/ratelimits/search", null).body()).contains("\"source\":\"override\"")
+		assertThat(send("GET", "/actuator/ratelimits/search", "admin").body()).contains("\"source\":\"override\"")
 			.contains("\"callerOverrides\":{\"n:search:u:alice\":{\"threshold\":50}}");
 		assertThat(statuses("bob", 6)).as("5 per minute").containsExactly(200, 200, 200, 200, 200, 429);
 		assertThat(statuses("alice", 6)).as("alice's own 50").containsOnly(200);
@@ -135,12 +167,12 @@ class RateLimitsEndpointTests {
 		assertThat(typo.body()).contains("treshold");
 		assertThat(send("POST", "/actuator/ratelimits/search", "admin", "{}").statusCode()).as("nothing said")
 			.isEqualTo(400);
-		assertThat(send("GET", "/actuator/ratelimits/search", null).body()).as("the override stands")
+		assertThat(send("GET", "/actuator/ratelimits/search", "admin").body()).as("the override stands")
 			.contains("\"source\":\"override\"");
 		HttpResponse<String> removed = send("POST", "/actuator/ratelimits/search", "admin", REMOVE);
 		assertThat(removed.body()).isEqualTo("{\"name\":\"search\",\"override\":null,"
 				+ "\"configured\":{\"threshold\":3,\"period\":\"10s\"},\"appliesTo\":\"every instance\"}");
-		assertThat(send("GET", "/actuator/ratelimits/search", null).body())
+		assertThat(send("GET", "/actuator/ratelimits/search", "admin").body())
 			.contains("\"source\":\"limiter.limits.search\"");
 	}
 
@@ -195,7 +227,7 @@ class RateLimitsEndpointTests {
 			assertThat(send("DELETE", "/actuator/ratelimits/search?key=" + key, "admin").statusCode()).isEqualTo(400);
 		}
 		assertThat(redis.command("HGETALL", "limiter:overrides")).as("nothing written").isEqualTo(before);
-		assertThat(send("GET", "/actuator/ratelimits/search", null).body())
+		assertThat(send("GET", "/actuator/ratelimits/search", "admin").body())
 			.contains("\"source\":\"limiter.limits.search\"");
 		assertThat(statuses("bob", 4)).as("the configured 3 per 10 s").containsExactly(200, 200, 200, 429);
 	}
