@@ -141,6 +141,8 @@ class RateLimitStartupValidationTests {
 				Arguments.of("slices=3601", "limiter.limits.x.slices", "was 3601"),
 				Arguments.of("slices=sixty", "limiter.limits.x.slices", "Failed to bind"),
 				Arguments.of("shadow=maybe", "limiter.limits.x.shadow", "Failed to bind"),
+				Arguments.of("protects=everything", "limiter.limits.x.protects", "Failed to bind"),
+				Arguments.of("algorithm=in-flights", "limiter.limits.x.algorithm", "Failed to bind"),
 				Arguments.of("plans.pro.threshold=0", "limiter.limits.x.plans.pro.threshold", "was 0"),
 				Arguments.of("plans.pro.period=10s", "limiter.limits.x.plans.pro.threshold",
 						"Give every plan a threshold"),
