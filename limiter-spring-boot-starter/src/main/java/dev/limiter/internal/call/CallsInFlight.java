@@ -32,16 +32,6 @@ public final class CallsInFlight {
 		this.byLimit.forEach((name, calls) -> watcher.accept(name, calls::size));
 	}
 
-	/**
-	 * Return the calls running under a limit on this instance.
-	 * @param name the limit's name
-	 * @return the count
-	 */
-	public int count(String name) {
-		Set<Decision> calls = this.byLimit.get(name);
-		return (calls != null) ? calls.size() : 0;
-	}
-
 	void started(Decision decision, Iterable<Limit> limits) {
 		for (Limit limit : limits) {
 			if (AlgorithmDescriptor.of(limit.algorithm()).holdsSlots()) {

@@ -132,22 +132,6 @@ public final class SurfaceCalls {
 			this.prepared = prepared;
 		}
 
-		/**
-		 * Return the key the call counts under.
-		 * @return the key
-		 */
-		public String key() {
-			return this.prepared.key();
-		}
-
-		/**
-		 * Return the call's operation, after its plan and overrides.
-		 * @return the operation
-		 */
-		public AnnotatedOperation operation() {
-			return this.prepared.operation();
-		}
-
 	}
 
 }
