@@ -235,8 +235,7 @@ public final class CallPipeline {
 			return null;
 		}
 		long start = this.clock.nanoTime();
-		Decision cached = this.cache.cachedRejection(prepared.key(), operation.getPermits(),
-				operation.getEnforcedLimits());
+		Decision cached = this.cache.cachedRejection(prepared.key(), prepared.permits(), operation.getEnforcedLimits());
 		if (cached == null || operation.waitsFor(cached)) {
 			return null;
 		}
@@ -291,7 +290,7 @@ public final class CallPipeline {
 		}
 		Decision shadow = null;
 		if (!operation.getShadowLimits().isEmpty()) {
-			shadow = this.rateLimiter.acquire(operation.shadowKey(prepared.key()), operation.getPermits(),
+			shadow = this.rateLimiter.acquire(operation.shadowKey(prepared.key()), prepared.permits(),
 					operation.getShadowLimits());
 			watched(operation, shadow);
 		}
@@ -341,7 +340,7 @@ public final class CallPipeline {
 				return CompletableFuture.completedFuture(new Admission(prepared, decision, null, false));
 			}
 			return this.rateLimiter
-				.acquireAsync(operation.shadowKey(prepared.key()), operation.getPermits(), operation.getShadowLimits())
+				.acquireAsync(operation.shadowKey(prepared.key()), prepared.permits(), operation.getShadowLimits())
 				.thenApply((shadow) -> {
 					watched(operation, shadow);
 					return new Admission(prepared, decision, shadow, false);
@@ -383,13 +382,13 @@ public final class CallPipeline {
 
 	private Decision acquire(PreparedCall prepared) {
 		AnnotatedOperation operation = prepared.operation();
-		return this.rateLimiter.acquire(prepared.key(), operation.getPermits(), operation.getEnforcedLimits());
+		return this.rateLimiter.acquire(prepared.key(), prepared.permits(), operation.getEnforcedLimits());
 	}
 
 	private CompletableFuture<Decision> acquireAsync(PreparedCall prepared) {
 		AnnotatedOperation operation = prepared.operation();
 		try {
-			return this.rateLimiter.acquireAsync(prepared.key(), operation.getPermits(), operation.getEnforcedLimits());
+			return this.rateLimiter.acquireAsync(prepared.key(), prepared.permits(), operation.getEnforcedLimits());
 		}
 		catch (RuntimeException ex) {
 			return CompletableFuture.failedFuture(ex);
@@ -564,7 +563,7 @@ public final class CallPipeline {
 	}
 
 	private static long more(Admission admission, long cost) {
-		return (cost < 0 || admission.prepared() == null) ? 0 : cost - admission.prepared().operation().getPermits();
+		return (cost < 0 || admission.prepared() == null) ? 0 : cost - admission.prepared().permits();
 	}
 
 	private static boolean admitted(Decision decision) {

@@ -251,14 +251,27 @@ final class CallPreparation {
 	}
 
 	/**
-	 * A call ready for the store: the operation whose numbers apply (its plan's, if any)
-	 * and the key it counts under.
+	 * A call ready for the store: the operation whose numbers apply (its plan's, if any),
+	 * the key it counts under and the permits it takes.
 	 *
 	 * @param operation the operation that applies
 	 * @param invocation the call under that operation
 	 * @param key the key
+	 * @param permits the permits it reserves: the operation's, or the cost a surface
+	 * computed for this call (a GraphQL document's points)
 	 */
-	record PreparedCall(AnnotatedOperation operation, RateLimitInvocation invocation, String key) {
+	record PreparedCall(AnnotatedOperation operation, RateLimitInvocation invocation, String key, long permits) {
+
+		PreparedCall(AnnotatedOperation operation, RateLimitInvocation invocation, String key) {
+			this(operation, invocation, key, operation.getPermits());
+		}
+
+		/** The same call reserving other permits, at least one. */
+		PreparedCall withPermits(long permits) {
+			return new PreparedCall(this.operation, this.invocation, this.key,
+					Math.max(1, Math.min(permits, Limit.MAX_THRESHOLD)));
+		}
+
 	}
 
 	/** An operation and the limits that overrides give it. */

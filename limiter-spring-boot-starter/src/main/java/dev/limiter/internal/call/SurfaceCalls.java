@@ -2,8 +2,10 @@ package dev.limiter.internal.call;
 
 import java.lang.reflect.Method;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 
 import dev.limiter.Decision;
+import dev.limiter.Limit;
 import dev.limiter.RateLimitExceededException;
 import dev.limiter.call.RouteLimitSettings;
 import dev.limiter.internal.call.CallPipeline.Admission;
@@ -72,6 +74,82 @@ public final class SurfaceCalls {
 				? this.pipeline.prepare(operation, targetClass, arguments, () -> request)
 				: this.pipeline.prepareRoute(operation, null, request.caller(), request);
 		return (prepared != null) ? new Call(prepared) : null;
+	}
+
+	/**
+	 * Return the same call reserving a cost the surface computed for it, such as the
+	 * points of a GraphQL document, instead of its operation's permits.
+	 * @param call the prepared call
+	 * @param permits what it reserves, at least one
+	 * @return the call
+	 */
+	public Call costing(Call call, long permits) {
+		return new Call(call.prepared.withPermits(permits));
+	}
+
+	/**
+	 * Return the most one call can reserve under the limits that apply to it (its plan's
+	 * and the operators' numbers): the smallest threshold of its enforced limits. A call
+	 * that costs more can never pass.
+	 * @param call the prepared call
+	 * @return the largest cost, {@link Long#MAX_VALUE} when no limit is enforced
+	 */
+	public long largestCost(Call call) {
+		return call.prepared.operation()
+			.getEnforcedLimits()
+			.stream()
+			.mapToLong(Limit::threshold)
+			.min()
+			.orElse(Long.MAX_VALUE);
+	}
+
+	/**
+	 * Decide a call without blocking, waiting under {@code maxWait} with the surface's
+	 * own delay; the future completes on the store's threads.
+	 * @param call the call
+	 * @param delay how the surface waits without blocking, such as {@code Mono.delay}
+	 * @return whether it may go on
+	 */
+	public CompletableFuture<Boolean> decideAsync(Call call, CallPipeline.Delay delay) {
+		return this.pipeline.decideAsync(call.prepared, delay).thenApply((admission) -> {
+			call.admission = admission;
+			return admission.admitted();
+		});
+	}
+
+	/**
+	 * Settle what an admitted call turned out to cost, as a {@code charge} does: the
+	 * difference from what it reserved taken or given back; never fails, never blocks.
+	 * @param call the admitted call
+	 * @param cost what it cost, in permits
+	 * @return completes when the charge is recorded or lost
+	 */
+	public CompletableFuture<Void> settleAsync(Call call, long cost) {
+		Admission admission = call.admission;
+		if (admission == null || !admission.admitted()) {
+			return CompletableFuture.completedFuture(null);
+		}
+		return this.pipeline.settleAsync(admission, cost);
+	}
+
+	/**
+	 * Return the permits a call reserved.
+	 * @param call the call
+	 * @return its permits
+	 */
+	public long permits(Call call) {
+		return call.prepared.permits();
+	}
+
+	/**
+	 * Return whether an admitted call holds slots in flight, which its end gives back
+	 * (blocking: a non-blocking surface ends it off its event loops).
+	 * @param call the call
+	 * @return whether it holds slots
+	 */
+	public boolean holdsSlots(Call call) {
+		Admission admission = call.admission;
+		return admission != null && admission.holdsSlots();
 	}
 
 	/**

@@ -1,0 +1,226 @@
+package dev.limiter.graphql;
+
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Supplier;
+
+import graphql.ErrorType;
+import graphql.ExecutionResult;
+import graphql.GraphQLError;
+import graphql.language.Document;
+import graphql.language.OperationDefinition;
+import graphql.parser.Parser;
+import graphql.parser.ParserEnvironment;
+import graphql.parser.ParserOptions;
+import graphql.schema.GraphQLSchema;
+import org.reactivestreams.Publisher;
+import org.springframework.graphql.server.WebGraphQlInterceptor;
+import org.springframework.graphql.server.WebGraphQlRequest;
+import org.springframework.graphql.server.WebGraphQlResponse;
+import org.springframework.graphql.server.WebSocketGraphQlRequest;
+import org.springframework.graphql.execution.SubscriptionPublisherException;
+import org.springframework.http.HttpHeaders;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
+
+import dev.limiter.Decision;
+import dev.limiter.internal.call.AnnotatedOperation;
+import dev.limiter.internal.call.SurfaceCalls;
+import dev.limiter.internal.web.RateLimitHeaders;
+
+/**
+ * Keeps a budget of points per caller for the operations of Spring for GraphQL, through
+ * Limiter's decision pipeline: each operation's cost is computed from its document and
+ * variables before any resolver runs and reserved under the budget's limit
+ * ({@code limiter.graphql.limit}); an operation the budget cannot hold is refused without
+ * running, over HTTP with 429 and {@code Retry-After}, over WebSocket with an error for
+ * that operation only; what it really cost may be settled after it ran
+ * ({@code limiter.graphql.settle}). Every response's {@code extensions.rateLimit} tells
+ * the caller the cost and what is left.
+ */
+public final class GraphQlRateLimitInterceptor implements WebGraphQlInterceptor {
+
+	/**
+	 * The name under which the budget is an operation of the {@code ratelimits} endpoint.
+	 */
+	static final String OPERATION = "graphql";
+
+	private final SurfaceCalls calls;
+
+	private final GraphQlAnswers answers;
+
+	private final Supplier<GraphQLSchema> schema;
+
+	private final GraphQlFieldCost fieldCost;
+
+	private final LimiterGraphQlProperties properties;
+
+	private final GraphQlPoints points;
+
+	private volatile AnnotatedOperation operation;
+
+	private volatile QueryCosts costs;
+
+	GraphQlRateLimitInterceptor(SurfaceCalls calls, RateLimitHeaders headers, Supplier<GraphQLSchema> schema,
+			GraphQlFieldCost fieldCost, LimiterGraphQlProperties properties, GraphQlPoints points) {
+		this.calls = calls;
+		this.answers = new GraphQlAnswers(headers);
+		this.schema = schema;
+		this.fieldCost = fieldCost;
+		this.properties = properties;
+		this.points = points;
+	}
+
+	/**
+	 * Register the budget and read the schema's cost directives; once, when the
+	 * application has started its beans.
+	 * @throws IllegalArgumentException naming what to fix
+	 */
+	void start() {
+		this.operation = this.calls.register(OPERATION, List.of(this.properties.getLimit()));
+		QueryCosts costs = new QueryCosts(this.schema.get(), this.fieldCost, this.properties.getAssumedListSize(),
+				this.properties.getSlicingArguments());
+		costs.check();
+		this.costs = costs;
+	}
+
+	QueryCosts costs() {
+		return this.costs;
+	}
+
+	@Override
+	public Mono<WebGraphQlResponse> intercept(WebGraphQlRequest request, Chain chain) {
+		QueryCosts costs = this.costs;
+		if (costs == null) {
+			return chain.next(request);
+		}
+		Document document;
+		try {
+			// graphql-java's own limits on the document, so that what it refuses to parse
+			// is refused by it, without a charge
+			document = Parser.parse(ParserEnvironment.newParserEnvironment()
+				.document(request.getDocument())
+				.parserOptions(ParserOptions.getDefaultOperationParserOptions())
+				.build());
+		}
+		catch (RuntimeException ex) {
+			// InvalidSyntaxException, and the parser's own limits: graphql-java answers
+			// them
+			return chain.next(request);
+		}
+		OperationDefinition operationDefinition = QueryCosts.operation(document, request.getOperationName());
+		if (operationDefinition == null) {
+			return chain.next(request);
+		}
+		long cost = Math.max(1,
+				(long) Math.ceil(costs.estimate(document, operationDefinition, request.getVariables())));
+		String name = operationDefinition.getName();
+		return GraphQlCaller.of(request).flatMap((caller) -> {
+			SurfaceCalls.Call prepared = this.calls.prepare(this.operation, null, new Object[0],
+					new GraphQlCaller(caller, request));
+			if (prepared == null) {
+				return chain.next(request);
+			}
+			SurfaceCalls.Call call = this.calls.costing(prepared, cost);
+			long largest = this.calls.largestCost(call);
+			if (cost > largest) {
+				this.points.refused(name, cost);
+				return Mono.just(GraphQlAnswers.refused(request.toExecutionInput(),
+						List.of(GraphQlAnswers.tooExpensive(cost, largest, this.properties.getLimit()))));
+			}
+			return Mono.fromFuture(() -> this.calls.decideAsync(call, (duration) -> Mono.delay(duration).toFuture()))
+				.flatMap((admitted) -> admitted ? execute(request, chain, call, document, operationDefinition, cost)
+						: Mono.just(refusal(request, call, operationDefinition, cost)));
+		});
+	}
+
+	private WebGraphQlResponse refusal(WebGraphQlRequest request, SurfaceCalls.Call call,
+			OperationDefinition operationDefinition, long cost) {
+		this.points.refused(operationDefinition.getName(), cost);
+		HttpHeaders headers = new HttpHeaders();
+		GraphQLError error = this.answers.refusal(this.calls.rejection(call), cost, headers);
+		WebGraphQlResponse response;
+		if (request instanceof WebSocketGraphQlRequest
+				&& operationDefinition.getOperation() == OperationDefinition.Operation.SUBSCRIPTION) {
+			// the protocol's error message for this subscription only; the connection
+			// stays
+			Publisher<ExecutionResult> refused = Flux.error(new SubscriptionPublisherException(List.of(error), null));
+			response = new WebGraphQlResponse(new org.springframework.graphql.support.DefaultExecutionGraphQlResponse(
+					request.toExecutionInput(), ExecutionResult.newExecutionResult().data(refused).build()));
+		}
+		else {
+			response = GraphQlAnswers.refused(request.toExecutionInput(), List.of(error));
+		}
+		response.getResponseHeaders().putAll(headers);
+		return response;
+	}
+
+	private Mono<WebGraphQlResponse> execute(WebGraphQlRequest request, Chain chain, SurfaceCalls.Call call,
+			Document document, OperationDefinition operationDefinition, long cost) {
+		Decision decision = this.calls.decision(call);
+		Mono<WebGraphQlResponse> executed = chain.next(request).flatMap((response) -> {
+			if (decision == null || response.getExecutionResult().getData() instanceof Publisher) {
+				this.points.charged(operationDefinition.getName(), cost);
+				this.answers.admitted(decision, response.getResponseHeaders());
+				return Mono.just(response);
+			}
+			long settled = settled(response, document, operationDefinition, request, cost);
+			this.points.charged(operationDefinition.getName(), settled);
+			Mono<Void> settling = (settled == cost) ? Mono.empty()
+					: Mono.fromFuture(() -> this.calls.settleAsync(call, settled));
+			return settling.then(Mono.fromSupplier(() -> {
+				long remaining = Math.max(0,
+						Math.min(decision.limit().threshold(), decision.remaining() - (settled - cost)));
+				this.answers.admitted(decision, response.getResponseHeaders());
+				if (settled != cost) {
+					response.getResponseHeaders()
+						.set(RateLimitHeaders.X_RATE_LIMIT_REMAINING, Long.toString(remaining));
+				}
+				return response.transform((builder) -> builder
+					.extensions(extensions(response, GraphQlAnswers.budget(decision, settled, remaining))));
+			}));
+		});
+		if (!this.calls.holdsSlots(call)) {
+			return executed;
+		}
+		// a budget of points in flight: given back when the operation ends, off the event
+		// loop
+		Mono<Void> end = Mono.<Void>fromRunnable(() -> this.calls.end(call, null))
+			.subscribeOn(Schedulers.boundedElastic());
+		return Mono.usingWhen(Mono.just(call), (held) -> executed, (held) -> end, (held, failure) -> end,
+				(held) -> end);
+	}
+
+	/**
+	 * What an executed operation costs: its reservation, or with settlement on, what its
+	 * data cost; nothing when the document was refused as invalid before it ran.
+	 */
+	private long settled(WebGraphQlResponse response, Document document, OperationDefinition operationDefinition,
+			WebGraphQlRequest request, long cost) {
+		ExecutionResult result = response.getExecutionResult();
+		if (!result.isDataPresent() && !result.getErrors().isEmpty()
+				&& result.getErrors()
+					.stream()
+					.allMatch((error) -> error.getErrorType() == ErrorType.ValidationError
+							|| error.getErrorType() == ErrorType.InvalidSyntax)) {
+			return 0;
+		}
+		if (!this.properties.isSettle()) {
+			return cost;
+		}
+		Object data = result.getData();
+		@SuppressWarnings("unchecked")
+		Map<String, Object> values = (data instanceof Map<?, ?> map) ? (Map<String, Object>) map : null;
+		return Math.max(0,
+				(long) Math.ceil(this.costs.actual(document, operationDefinition, request.getVariables(), values)));
+	}
+
+	private static Map<Object, Object> extensions(WebGraphQlResponse response, Map<String, Object> budget) {
+		Map<Object, Object> extensions = new LinkedHashMap<>(response.getExtensions());
+		extensions.put(GraphQlAnswers.EXTENSION, budget);
+		return extensions;
+	}
+
+}
