@@ -59,13 +59,16 @@ public final class GraphQlRateLimitInterceptor implements WebGraphQlInterceptor 
 
 	private final GraphQlPoints points;
 
+	private final boolean blocking;
+
 	private volatile AnnotatedOperation operation;
 
 	private volatile QueryCosts costs;
 
 	GraphQlRateLimitInterceptor(SurfaceCalls calls, RateLimitHeaders headers, Supplier<GraphQLSchema> schema,
-			GraphQlFieldCost fieldCost, LimiterGraphQlProperties properties, GraphQlPoints points) {
+			GraphQlFieldCost fieldCost, LimiterGraphQlProperties properties, GraphQlPoints points, boolean blocking) {
 		this.calls = calls;
+		this.blocking = blocking;
 		this.answers = new GraphQlAnswers(headers);
 		this.schema = schema;
 		this.fieldCost = fieldCost;
@@ -130,10 +133,23 @@ public final class GraphQlRateLimitInterceptor implements WebGraphQlInterceptor 
 				return Mono.just(GraphQlAnswers.refused(request.toExecutionInput(),
 						List.of(GraphQlAnswers.tooExpensive(cost, largest, this.properties.getLimit()))));
 			}
-			return Mono.fromFuture(() -> this.calls.decideAsync(call, (duration) -> Mono.delay(duration).toFuture()))
+			return decide(call)
 				.flatMap((admitted) -> admitted ? execute(request, chain, call, document, operationDefinition, cost)
 						: Mono.just(refusal(request, call, operationDefinition, cost)));
 		});
+	}
+
+	/**
+	 * Decide on the servlet container's thread, where Spring MVC runs the operation after
+	 * it; on a reactive server without blocking, the operation going on off the store's
+	 * threads.
+	 */
+	private Mono<Boolean> decide(SurfaceCalls.Call call) {
+		if (this.blocking) {
+			return Mono.fromCallable(() -> this.calls.decide(call));
+		}
+		return Mono.fromFuture(() -> this.calls.decideAsync(call, (duration) -> Mono.delay(duration).toFuture()))
+			.publishOn(Schedulers.parallel());
 	}
 
 	private WebGraphQlResponse refusal(WebGraphQlRequest request, SurfaceCalls.Call call,
@@ -169,7 +185,7 @@ public final class GraphQlRateLimitInterceptor implements WebGraphQlInterceptor 
 			long settled = settled(response, document, operationDefinition, request, cost);
 			this.points.charged(operationDefinition.getName(), settled);
 			Mono<Void> settling = (settled == cost) ? Mono.empty()
-					: Mono.fromFuture(() -> this.calls.settleAsync(call, settled));
+					: Mono.fromFuture(() -> this.calls.settleAsync(call, settled)).publishOn(Schedulers.parallel());
 			return settling.then(Mono.fromSupplier(() -> {
 				long remaining = Math.max(0,
 						Math.min(decision.limit().threshold(), decision.remaining() - (settled - cost)));

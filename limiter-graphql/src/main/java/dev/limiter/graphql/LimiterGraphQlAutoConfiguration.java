@@ -58,10 +58,11 @@ public final class LimiterGraphQlAutoConfiguration {
 	GraphQlRateLimitInterceptor limiterGraphQlInterceptor(SurfaceCalls calls, ObjectProvider<RateLimitHeaders> headers,
 			LimiterProperties properties, ObjectProvider<GraphQlSource> source,
 			ObjectProvider<GraphQlFieldCost> fieldCost, LimiterGraphQlProperties graphQl,
-			ObjectProvider<MeterRegistry> registry) {
+			ObjectProvider<MeterRegistry> registry, org.springframework.context.ApplicationContext context) {
 		return new GraphQlRateLimitInterceptor(calls,
 				headers.getIfAvailable(() -> new RateLimitHeaders(properties.getWeb().getHeaders())),
-				() -> source.getObject().schema(), fieldCost.getIfAvailable(), graphQl, points(registry));
+				() -> source.getObject().schema(), fieldCost.getIfAvailable(), graphQl, points(registry),
+				!(context instanceof org.springframework.boot.web.context.reactive.ReactiveWebApplicationContext));
 	}
 
 	private static GraphQlPoints points(ObjectProvider<MeterRegistry> registry) {
@@ -88,7 +89,7 @@ public final class LimiterGraphQlAutoConfiguration {
 	@Configuration(proxyBeanMethods = false)
 	@ConditionalOnWebApplication(type = Type.SERVLET)
 	@ConditionalOnClass(org.springframework.graphql.server.webmvc.GraphQlHttpHandler.class)
-	@ConditionalOnBean(GraphQlRateLimitInterceptor.class)
+	@ConditionalOnProperty(prefix = "limiter.graphql", name = "limit")
 	static class ServletConfiguration {
 
 		@Bean
@@ -113,7 +114,7 @@ public final class LimiterGraphQlAutoConfiguration {
 	@Configuration(proxyBeanMethods = false)
 	@ConditionalOnWebApplication(type = Type.REACTIVE)
 	@ConditionalOnClass(org.springframework.graphql.server.webflux.GraphQlHttpHandler.class)
-	@ConditionalOnBean(GraphQlRateLimitInterceptor.class)
+	@ConditionalOnProperty(prefix = "limiter.graphql", name = "limit")
 	static class ReactiveConfiguration {
 
 		@Bean
