@@ -18,7 +18,8 @@ import dev.limiter.key.RateLimitKeys;
 /**
  * A GraphQL operation as Limiter's keys see it: the caller is the authenticated principal
  * (of the WebSocket session, of Spring Security's reactive context, or of the servlet
- * request's thread), else the client's address.
+ * request's thread), else the client's address; a key expression reads the request's HTTP
+ * headers (of the WebSocket handshake over WebSocket) as {@code #headers}.
  */
 final class GraphQlCaller implements SurfaceRequest {
 
@@ -69,11 +70,7 @@ final class GraphQlCaller implements SurfaceRequest {
 
 	@Override
 	public Object variable(String name) {
-		return null;
-	}
-
-	WebGraphQlRequest request() {
-		return this.request;
+		return "headers".equals(name) ? this.request.getHeaders() : null;
 	}
 
 	/** Read apart, so that an application without Spring Security never loads it. */

@@ -40,7 +40,7 @@ import dev.limiter.internal.web.RateLimitHeaders;
  * ({@code limiter.graphql.settle}). Every response's {@code extensions.rateLimit} tells
  * the caller the cost and what is left.
  */
-public final class GraphQlRateLimitInterceptor implements WebGraphQlInterceptor {
+final class GraphQlRateLimitInterceptor implements WebGraphQlInterceptor {
 
 	/**
 	 * The name under which the budget is an operation of the {@code ratelimits} endpoint.
@@ -82,10 +82,27 @@ public final class GraphQlRateLimitInterceptor implements WebGraphQlInterceptor 
 	 * @throws IllegalArgumentException naming what to fix
 	 */
 	void start() {
-		this.operation = this.calls.register(OPERATION, List.of(this.properties.getLimit()));
+		if (this.properties.getAssumedListSize() < 0) {
+			throw new IllegalArgumentException(
+					"limiter.graphql.assumed-list-size is " + this.properties.getAssumedListSize()
+							+ ", not a number of items: set it to how many items a list without a slicing argument is "
+							+ "assumed to return, such as 10");
+		}
+		this.operation = this.calls.register(OPERATION, List.of(this.properties.getLimit()), this.properties.getKey(),
+				"limiter.graphql.key");
 		QueryCosts costs = new QueryCosts(this.schema.get(), this.fieldCost, this.properties.getAssumedListSize(),
 				this.properties.getSlicingArguments());
 		costs.check();
+		if (this.properties.isSettle()) {
+			for (dev.limiter.Limit limit : this.operation.getLimits()) {
+				if (limit.algorithm() == dev.limiter.Algorithm.SLIDING_LOG) {
+					throw new IllegalArgumentException("limiter.graphql.settle is true, but the budget's limit '"
+							+ limit.name() + "' is a sliding log, which keeps one entry per point and cannot settle "
+							+ "a cost after the call: set limiter.limits." + limit.name()
+							+ ".algorithm to sliding-buckets or token-bucket, or settle to false");
+				}
+			}
+		}
 		this.costs = costs;
 	}
 

@@ -20,6 +20,13 @@ public class LimiterGraphQlProperties {
 	private String limit;
 
 	/**
+	 * Key expression that tells callers apart instead of the principal (else the client's
+	 * address), over the request's HTTP headers as #headers and beans as @name, such as
+	 * "#headers.getFirst('X-Api-Key')".
+	 */
+	private String key;
+
+	/**
 	 * Items a field that returns a list is assumed to return when neither a slicing
 	 * argument nor @listSize gives its size.
 	 */
@@ -43,6 +50,14 @@ public class LimiterGraphQlProperties {
 
 	public void setLimit(String limit) {
 		this.limit = limit;
+	}
+
+	public String getKey() {
+		return this.key;
+	}
+
+	public void setKey(String key) {
+		this.key = key;
 	}
 
 	public long getAssumedListSize() {

@@ -217,8 +217,10 @@ public final class LimiterAutoConfiguration {
 		// The calls of surfaces that are not web requests (gRPC): used by their modules.
 		@Bean
 		@ConditionalOnMissingBean
-		SurfaceCalls limiterSurfaceCalls(CallPipeline pipeline, RouteCalls routeCalls) {
-			return new SurfaceCalls(pipeline, routeCalls);
+		SurfaceCalls limiterSurfaceCalls(CallPipeline pipeline, RouteCalls routeCalls, BeanFactory beanFactory) {
+			SurfaceCalls calls = new SurfaceCalls(pipeline, routeCalls);
+			calls.setBeanFactory(beanFactory);
+			return calls;
 		}
 
 		// The one decision pipeline: the aspect, the reactive path and the gateways'

@@ -73,7 +73,8 @@ final class CallPreparation {
 
 	/**
 	 * Prepare a request on a gateway route: its plan's numbers, then those set at run
-	 * time, and the key of its caller; a route has no condition and no key expression.
+	 * time, and the key of its caller, or of its key expression where a surface gives one
+	 * (a GraphQL budget's {@code limiter.graphql.key}); a route has no condition.
 	 * @param route the route's operation
 	 * @param plan the request's plan, or {@code null}
 	 * @param caller the caller, already bounded, such as {@code u:alice}
@@ -83,7 +84,8 @@ final class CallPreparation {
 	PreparedCall prepareRoute(AnnotatedOperation route, String plan, String caller, Object request) {
 		AnnotatedOperation planned = planned(route, plan);
 		RateLimitInvocation invocation = new RateLimitInvocation(planned, null, NO_ARGUMENTS, () -> request);
-		return overridden(planned, plan, planned != route, invocation, route.key(caller));
+		String key = (route.getKeyExpression() != null) ? key(planned, invocation) : route.key(caller);
+		return overridden(planned, plan, planned != route, invocation, key);
 	}
 
 	/**

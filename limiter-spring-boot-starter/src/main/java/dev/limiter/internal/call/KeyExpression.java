@@ -201,8 +201,11 @@ final class KeyExpression {
 			Expression expression, String attribute) {
 		// A suspend function's last parameter is the Continuation the compiler adds:
 		// never an argument the expression can mean.
-		int count = method.getParameterCount() - (KotlinDetector.isSuspendingFunction(method) ? 1 : 0);
-		String[] names = parameterNames.getParameterNames(method);
+		// a surface's operation without a method (limiter.graphql.key) reads only the
+		// surface's variables and the request
+		int count = (method != null)
+				? method.getParameterCount() - (KotlinDetector.isSuspendingFunction(method) ? 1 : 0) : 0;
+		String[] names = (method != null) ? parameterNames.getParameterNames(method) : null;
 		List<String> parameters = (names != null) ? Arrays.asList(names).subList(0, count) : List.of();
 		Set<String> referenced = new LinkedHashSet<>();
 		if (expression instanceof SpelExpression spel) {
@@ -226,6 +229,12 @@ final class KeyExpression {
 			}
 			else if (SurfaceRequest.VARIABLES.contains(name)) {
 				variables.add(new KeyVariable(name, KeyVariable.SURFACE));
+			}
+			else if (!BUILT_IN_VARIABLES.contains(name) && method == null) {
+				throw new InvalidRateLimitException(description,
+						attribute + " '" + keySource + "' refers to #" + name + ", which is not a variable here",
+						"Refer to the request's headers as #headers, such as #headers.getFirst('X-Api-Key'), or to a "
+								+ "bean as @name.");
 			}
 			else if (!BUILT_IN_VARIABLES.contains(name)) {
 				throw new InvalidRateLimitException(description,

@@ -74,7 +74,21 @@ public final class RouteCalls {
 	 * @throws IllegalArgumentException naming the route and the argument to fix
 	 */
 	public AnnotatedOperation register(String routeId, RouteArguments arguments, String key) {
-		AnnotatedOperation route = operation(routeId, arguments, (key != null) ? key : "");
+		return register(routeId, arguments, key, null);
+	}
+
+	/**
+	 * Build, check and register the operation of a surface whose requests are keyed by an
+	 * expression over the surface's variables.
+	 * @param routeId the operation's name
+	 * @param arguments its arguments
+	 * @param key the key expression as written, or empty for the default key
+	 * @param expression the parsed key expression, or {@code null} for the default key
+	 * @return the operation
+	 * @throws IllegalArgumentException naming what to fix
+	 */
+	AnnotatedOperation register(String routeId, RouteArguments arguments, String key, KeyExpression expression) {
+		AnnotatedOperation route = operation(routeId, arguments, (key != null) ? key : "", expression);
 		this.operations.register(route);
 		return route;
 	}
@@ -160,7 +174,8 @@ public final class RouteCalls {
 		return this.pipeline.rejection(new CallPipeline.Admission(call.prepared, decision, null, false));
 	}
 
-	private AnnotatedOperation operation(String routeId, RouteArguments arguments, String key) {
+	private AnnotatedOperation operation(String routeId, RouteArguments arguments, String key,
+			KeyExpression expression) {
 		String route = "route '" + routeId + "': ";
 		boolean inline = arguments.hasOwnLimit();
 		if ((arguments.algorithm() != null || arguments.slices() != null) && !inline) {
@@ -210,7 +225,7 @@ public final class RouteCalls {
 		List<String> messages = Collections.nCopies(limits.size(), "");
 		String description = "route '" + routeId + "'";
 		AnnotatedOperation operation = new AnnotatedOperation(null, scope, description, limits, messages,
-				arguments.permits(), key, null)
+				arguments.permits(), key, expression)
 			.withOutcomes(null, List.of(), shadows)
 			.withMaxWait(maxWait);
 		java.util.Map<String, AnnotatedOperation> plans = new java.util.LinkedHashMap<>();
@@ -220,7 +235,7 @@ public final class RouteCalls {
 			List<Limit> planLimits = resolved.stream().map((limit) -> limit.forPlan(plan)).toList();
 			checkPermits(route, arguments, planLimits, plan);
 			plans.put(plan, new AnnotatedOperation(null, scope, description, planLimits, messages, arguments.permits(),
-					key, null)
+					key, expression)
 				.withOutcomes(null, List.of(), shadows)
 				.withMaxWait(maxWait));
 		}

@@ -4,9 +4,14 @@ import java.lang.reflect.Method;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
+import org.springframework.beans.factory.BeanFactory;
+import org.springframework.context.expression.BeanFactoryResolver;
+import org.springframework.expression.spel.standard.SpelExpressionParser;
+
 import dev.limiter.Decision;
 import dev.limiter.Limit;
 import dev.limiter.RateLimitExceededException;
+import dev.limiter.call.InvalidRateLimitException;
 import dev.limiter.call.RouteLimitSettings;
 import dev.limiter.internal.call.CallPipeline.Admission;
 import dev.limiter.internal.call.CallPreparation.PreparedCall;
@@ -24,6 +29,10 @@ public final class SurfaceCalls {
 
 	private final RouteCalls routes;
 
+	private final SpelExpressionParser parser = new SpelExpressionParser();
+
+	private BeanFactoryResolver beanResolver;
+
 	/**
 	 * Create the calls of a surface.
 	 * @param pipeline decides the calls
@@ -32,6 +41,14 @@ public final class SurfaceCalls {
 	public SurfaceCalls(CallPipeline pipeline, RouteCalls routes) {
 		this.pipeline = pipeline;
 		this.routes = routes;
+	}
+
+	/**
+	 * Let key expressions refer to beans as {@code @name}.
+	 * @param beanFactory the application's beans
+	 */
+	public void setBeanFactory(BeanFactory beanFactory) {
+		this.beanResolver = new BeanFactoryResolver(beanFactory);
 	}
 
 	/**
@@ -53,9 +70,45 @@ public final class SurfaceCalls {
 	 * @throws IllegalArgumentException naming what to fix
 	 */
 	public AnnotatedOperation register(String id, List<String> limitNames) {
+		return register(id, limitNames, null, null);
+	}
+
+	/**
+	 * Register an operation limited by named limits, whose calls are keyed by an
+	 * expression over the surface's variables ({@link SurfaceRequest#VARIABLES}) and
+	 * {@code @beans}, such as {@code #headers.getFirst('X-Api-Key')}, instead of their
+	 * caller.
+	 * @param id the operation's name
+	 * @param limitNames the names of its limits
+	 * @param key the key expression, or {@code null} for the caller
+	 * @param property the property that gives the expression, as named in errors
+	 * @return the operation
+	 * @throws IllegalArgumentException naming what to fix
+	 */
+	public AnnotatedOperation register(String id, List<String> limitNames, String key, String property) {
 		RouteLimitSettings settings = new RouteLimitSettings();
 		settings.setName(limitNames);
-		return this.routes.register(id, RouteArguments.of(settings, Spelling.FILTER));
+		KeyExpression expression = null;
+		if (key != null && !key.isBlank()) {
+			try {
+				expression = KeyExpression.parse(this.parser, this.beanResolver, property, null, key);
+			}
+			catch (InvalidRateLimitException ex) {
+				throw new IllegalArgumentException(property + ": " + ex.getProblem() + ". " + ex.getFix());
+			}
+		}
+		try {
+			return this.routes.register(id, RouteArguments.of(settings, Spelling.FILTER),
+					(expression != null) ? key : "", expression);
+		}
+		catch (IllegalArgumentException ex) {
+			if (property == null) {
+				throw ex;
+			}
+			// said as the surface's property says it, not as a gateway route's filter
+			throw new IllegalArgumentException(property.substring(0, property.lastIndexOf('.') + 1) + "limit: "
+					+ ex.getMessage().replace("route '" + id + "': ", "").replace("limiter.name ", "the limit "), ex);
+		}
 	}
 
 	/**

@@ -7,8 +7,11 @@ package dev.limiter.internal.call;
  */
 public interface SurfaceRequest {
 
-	/** The variables a surface may give its key expressions, whatever the surface. */
-	java.util.Set<String> VARIABLES = java.util.Set.of("metadata");
+	/**
+	 * The variables a surface may give its key expressions, whatever the surface: gRPC's
+	 * {@code #metadata}, the HTTP headers of a GraphQL request as {@code #headers}.
+	 */
+	java.util.Set<String> VARIABLES = java.util.Set.of("metadata", "headers");
 
 	/**
 	 * Return who calls: the authenticated principal, else the client's address, bounded
