@@ -196,24 +196,18 @@ final class GraphQlRateLimitInterceptor implements WebGraphQlInterceptor {
 		Mono<WebGraphQlResponse> executed = chain.next(request).flatMap((response) -> {
 			if (decision == null || response.getExecutionResult().getData() instanceof Publisher) {
 				this.points.charged(operationDefinition.getName(), cost);
-				this.answers.admitted(decision, response.getResponseHeaders());
+				admitted(decision, response);
 				return Mono.just(response);
 			}
 			long settled = settled(response, document, operationDefinition, request, cost);
 			this.points.charged(operationDefinition.getName(), settled);
-			Mono<Void> settling = (settled == cost) ? Mono.empty()
-					: Mono.fromFuture(() -> this.calls.settleAsync(call, settled)).publishOn(Schedulers.parallel());
-			return settling.then(Mono.fromSupplier(() -> {
-				long remaining = Math.max(0,
-						Math.min(decision.limit().threshold(), decision.remaining() - (settled - cost)));
-				this.answers.admitted(decision, response.getResponseHeaders());
-				if (settled != cost) {
-					response.getResponseHeaders()
-						.set(RateLimitHeaders.X_RATE_LIMIT_REMAINING, Long.toString(remaining));
-				}
+			return settle(call, cost, settled).defaultIfEmpty(decision).map((charged) -> {
+				admitted(charged, response);
+				long remaining = (charged != decision) ? charged.remaining()
+						: Math.max(0, decision.remaining() - (settled - cost));
 				return response.transform((builder) -> builder
-					.extensions(extensions(response, GraphQlAnswers.budget(decision, settled, remaining))));
-			}));
+					.extensions(extensions(response, GraphQlAnswers.budget(charged, settled, remaining))));
+			});
 		});
 		if (!this.calls.holdsSlots(call)) {
 			return executed;
@@ -224,6 +218,32 @@ final class GraphQlRateLimitInterceptor implements WebGraphQlInterceptor {
 			.subscribeOn(Schedulers.boundedElastic());
 		return Mono.usingWhen(Mono.just(call), (held) -> executed, (held) -> end, (held, failure) -> end,
 				(held) -> end);
+	}
+
+	/**
+	 * Charge the difference between what an operation reserved and what it cost: on the
+	 * servlet container's thread (whose response then gets the charge's headers), else
+	 * without blocking.
+	 * @return the decision after the charge, empty when nothing was charged
+	 */
+	private Mono<Decision> settle(SurfaceCalls.Call call, long cost, long settled) {
+		if (settled == cost) {
+			return Mono.empty();
+		}
+		if (this.blocking) {
+			return Mono.justOrEmpty(this.calls.settle(call, settled));
+		}
+		return Mono.fromFuture(() -> this.calls.settleAsync(call, settled)).publishOn(Schedulers.parallel());
+	}
+
+	/**
+	 * Write an admitted operation's quota into its HTTP response; on Spring MVC the
+	 * starter's listener has written it into the servlet response already.
+	 */
+	private void admitted(Decision decision, WebGraphQlResponse response) {
+		if (!this.blocking) {
+			this.answers.admitted(decision, response.getResponseHeaders());
+		}
 	}
 
 	/**

@@ -508,15 +508,19 @@ public final class CallPipeline {
 	 * call.
 	 * @param admission the admitted call
 	 * @param cost what it cost in permits, or -1 for nothing to settle
+	 * @return the decision of the enforced limits after the charge, or {@code null} when
+	 * nothing was charged or the charge was lost
 	 */
-	void settle(Admission admission, long cost) {
+	Decision settle(Admission admission, long cost) {
 		long more = more(admission, cost);
 		if (more == 0) {
-			return;
+			return null;
 		}
+		Decision charged = null;
 		try {
 			if (admitted(admission.enforced())) {
-				charged(admission.prepared(), this.rateLimiter.charge(admission.enforced(), more));
+				charged = this.rateLimiter.charge(admission.enforced(), more);
+				charged(admission.prepared(), charged);
 			}
 			if (admitted(admission.shadow())) {
 				this.rateLimiter.charge(admission.shadow(), more);
@@ -525,6 +529,7 @@ public final class CallPipeline {
 		catch (RuntimeException ex) {
 			chargeLost(admission.prepared(), ex);
 		}
+		return charged;
 	}
 
 	/**
@@ -532,24 +537,28 @@ public final class CallPipeline {
 	 * completes on the store's threads, never exceptionally.
 	 * @param admission the admitted call
 	 * @param cost what it cost in permits, or -1 for nothing to settle
-	 * @return completes when the charge is recorded or lost
+	 * @return the decision of the enforced limits after the charge, or {@code null} when
+	 * nothing was charged or the charge was lost
 	 */
-	CompletableFuture<Void> settleAsync(Admission admission, long cost) {
+	CompletableFuture<Decision> settleAsync(Admission admission, long cost) {
 		long more = more(admission, cost);
 		if (more == 0) {
 			return CompletableFuture.completedFuture(null);
 		}
-		CompletableFuture<Void> enforced = !admitted(admission.enforced()) ? CompletableFuture.completedFuture(null)
-				: chargeAsync(admission.enforced(), more)
-					.thenAccept((charged) -> charged(admission.prepared(), charged));
-		return enforced.thenCompose((done) -> !admitted(admission.shadow()) ? CompletableFuture.completedFuture(null)
-				: chargeAsync(admission.shadow(), more).thenAccept((charged) -> {
-				}))
-			.handle((done, failure) -> {
+		CompletableFuture<Decision> enforced = !admitted(admission.enforced()) ? CompletableFuture.completedFuture(null)
+				: chargeAsync(admission.enforced(), more).thenApply((charged) -> {
+					charged(admission.prepared(), charged);
+					return charged;
+				});
+		return enforced
+			.thenCompose((charged) -> !admitted(admission.shadow()) ? CompletableFuture.completedFuture(charged)
+					: chargeAsync(admission.shadow(), more).thenApply((shadow) -> charged))
+			.handle((charged, failure) -> {
 				if (failure != null) {
 					chargeLost(admission.prepared(), failure);
+					return null;
 				}
-				return null;
+				return charged;
 			});
 	}
 

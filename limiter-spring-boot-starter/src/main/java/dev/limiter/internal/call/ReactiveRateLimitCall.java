@@ -207,6 +207,7 @@ final class ReactiveRateLimitCall {
 	 */
 	private static Mono<Void> settled(CallPipeline pipeline, Admission admission, long cost) {
 		return Mono.defer(() -> Mono.fromFuture(pipeline.settleAsync(admission, cost)))
+			.then()
 			.publishOn(Schedulers.parallel());
 	}
 

@@ -175,14 +175,29 @@ public final class SurfaceCalls {
 	 * difference from what it reserved taken or given back; never fails, never blocks.
 	 * @param call the admitted call
 	 * @param cost what it cost, in permits
-	 * @return completes when the charge is recorded or lost
+	 * @return the decision after the charge, or {@code null} when nothing was charged
 	 */
-	public CompletableFuture<Void> settleAsync(Call call, long cost) {
+	public CompletableFuture<Decision> settleAsync(Call call, long cost) {
 		Admission admission = call.admission;
 		if (admission == null || !admission.admitted()) {
 			return CompletableFuture.completedFuture(null);
 		}
 		return this.pipeline.settleAsync(admission, cost);
+	}
+
+	/**
+	 * Settle what an admitted call turned out to cost on the calling thread, whose web
+	 * request (Spring MVC's) then gets the headers of the charge; never fails.
+	 * @param call the admitted call
+	 * @param cost what it cost, in permits
+	 * @return the decision after the charge, or {@code null} when nothing was charged
+	 */
+	public Decision settle(Call call, long cost) {
+		Admission admission = call.admission;
+		if (admission == null || !admission.admitted()) {
+			return null;
+		}
+		return this.pipeline.settle(admission, cost);
 	}
 
 	/**
