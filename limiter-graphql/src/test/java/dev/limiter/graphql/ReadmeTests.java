@@ -30,7 +30,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * The README's example, read from the README as written: its schema and YAML at startup,
  * its query over HTTP, and the responses it shows (the reset time and the seconds to wait
- * aside, which depend on the clock).
+ * aside, which depend on the clock); the guide's YAML says the same.
  */
 class ReadmeTests {
 
@@ -81,6 +81,24 @@ class ReadmeTests {
 			assertThat(((Number) extensions.get("retryAfter")).longValue()).isBetween(1L, 7200L);
 			assertThat(withoutReset(budget(extensions))).isEqualTo(withoutReset(budget(shownExtensions)));
 		}
+	}
+
+	@Test
+	void theGuidesYamlIsTheReadmes() throws Exception {
+		String guide = Files.readString(Path.of("../docs/guide.md"));
+		String section = guide.substring(guide.indexOf("## GraphQL budgets"));
+		assertThat(properties(blocks(section, "yaml").get(0)))
+			.isEqualTo(properties(blocks(Files.readString(Path.of("README.md")), "yaml").get(0)));
+	}
+
+	private static Map<String, Object> properties(String yaml) throws Exception {
+		Map<String, Object> properties = new java.util.TreeMap<>();
+		for (PropertySource<?> source : new YamlPropertySourceLoader().load("yaml",
+				new ByteArrayResource(yaml.getBytes(StandardCharsets.UTF_8)))) {
+			Map<?, ?> values = (Map<?, ?>) source.getSource();
+			values.forEach((name, value) -> properties.put(name.toString(), value.toString()));
+		}
+		return properties;
 	}
 
 	private static HttpResponse<String> post(int port, String document) throws Exception {
