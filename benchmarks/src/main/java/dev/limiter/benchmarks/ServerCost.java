@@ -73,7 +73,7 @@ public final class ServerCost {
 	}
 
 	/** Write a report as JSON, creating the folder it goes in. */
-	static void write(Path out, Map<String, Object> report) throws java.io.IOException {
+	public static void write(Path out, Map<String, Object> report) throws java.io.IOException {
 		Files.createDirectories(out.toAbsolutePath().getParent());
 		try (PrintWriter writer = new PrintWriter(Files.newBufferedWriter(out))) {
 			writer.println(Json.write(report));
