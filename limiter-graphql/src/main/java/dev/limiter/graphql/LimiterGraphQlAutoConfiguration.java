@@ -58,21 +58,12 @@ public final class LimiterGraphQlAutoConfiguration {
 	GraphQlRateLimitInterceptor limiterGraphQlInterceptor(SurfaceCalls calls, ObjectProvider<RateLimitHeaders> headers,
 			LimiterProperties properties, ObjectProvider<GraphQlSource> source,
 			ObjectProvider<GraphQlFieldCost> fieldCost, LimiterGraphQlProperties graphQl,
-			ObjectProvider<MeterRegistry> registry, org.springframework.context.ApplicationContext context) {
+			ObjectProvider<GraphQlPoints> points, org.springframework.context.ApplicationContext context) {
 		return new GraphQlRateLimitInterceptor(calls,
 				headers.getIfAvailable(() -> new RateLimitHeaders(properties.getWeb().getHeaders())),
-				() -> source.getObject().schema(), fieldCost.getIfAvailable(), graphQl, points(registry),
+				() -> source.getObject().schema(), fieldCost.getIfAvailable(), graphQl,
+				points.getIfAvailable(() -> GraphQlPoints.NONE),
 				!(context instanceof org.springframework.boot.web.context.reactive.ReactiveWebApplicationContext));
-	}
-
-	private static GraphQlPoints points(ObjectProvider<MeterRegistry> registry) {
-		try {
-			MeterRegistry meters = registry.getIfAvailable();
-			return (meters != null) ? new GraphQlPoints(meters) : GraphQlPoints.NONE;
-		}
-		catch (NoClassDefFoundError ex) {
-			return GraphQlPoints.NONE;
-		}
 	}
 
 	// Reads the schema's cost directives and registers the budget once every bean exists:
@@ -81,6 +72,18 @@ public final class LimiterGraphQlAutoConfiguration {
 	@Bean
 	static SmartInitializingSingleton limiterGraphQlStart(ObjectProvider<GraphQlRateLimitInterceptor> interceptor) {
 		return () -> interceptor.ifAvailable(GraphQlRateLimitInterceptor::start);
+	}
+
+	/** The points counter, where Micrometer is. */
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnClass(MeterRegistry.class)
+	static class MetricsConfiguration {
+
+		@Bean
+		GraphQlPoints limiterGraphQlPoints(ObjectProvider<MeterRegistry> registry) {
+			return new GraphQlPoints(registry.getIfAvailable());
+		}
+
 	}
 
 	/**
