@@ -236,6 +236,15 @@ final class KeyExpression {
 						"Refer to the request's headers as #headers, such as #headers.getFirst('X-Api-Key'), or to a "
 								+ "bean as @name.");
 			}
+			else if (!BUILT_IN_VARIABLES.contains(name) && names == null && count > 0) {
+				// the class file keeps no parameter names: javac without -parameters
+				throw new InvalidRateLimitException(description,
+						attribute + " '" + keySource + "' refers to #" + name
+								+ ", but the method's parameter names are not known: its class was compiled without "
+								+ "-parameters",
+						"Compile with -parameters (Spring Boot's Maven and Gradle plugins do; elsewhere add it to the "
+								+ "compiler's arguments), or refer to the parameter by its position, as #p0.");
+			}
 			else if (!BUILT_IN_VARIABLES.contains(name)) {
 				throw new InvalidRateLimitException(description,
 						attribute + " '" + keySource + "' refers to #" + name

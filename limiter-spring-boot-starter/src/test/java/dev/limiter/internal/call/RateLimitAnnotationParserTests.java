@@ -1,10 +1,18 @@
 package dev.limiter.internal.call;
 
+import java.lang.reflect.Method;
+import java.net.URL;
+import java.net.URLClassLoader;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
+import javax.tools.ToolProvider;
+
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.springframework.beans.factory.support.StaticListableBeanFactory;
 import org.springframework.boot.convert.DurationStyle;
 
@@ -84,6 +92,34 @@ class RateLimitAnnotationParserTests {
 			.isThrownBy(() -> this.parser.parse(Broken.class.getMethod("missingParameter", String.class)))
 			.satisfies((ex) -> assertThat(ex.getProblem())
 				.isEqualTo("key '#user' refers to #user, which is not a parameter of the method (parameters: [name])"));
+	}
+
+	@Test
+	void aKeyOfAClassCompiledWithoutParametersNamesTheCause(@TempDir Path classes) throws Exception {
+		Path source = classes.resolve("Chat.java");
+		Files.writeString(source, """
+				public class Chat {
+					@dev.limiter.annotation.RateLimit(threshold = 1, period = 1, key = "#user")
+					public String chat(String user, int words) { return user; }
+				}
+				""");
+		String annotations = java.nio.file.Path
+			.of(RateLimit.class.getProtectionDomain().getCodeSource().getLocation().toURI())
+			.toString();
+		// javac as a build without Spring Boot's plugins runs it: no -parameters
+		int exit = ToolProvider.getSystemJavaCompiler()
+			.run(null, null, null, "-cp", annotations, "-d", classes.toString(), source.toString());
+		assertThat(exit).isZero();
+		try (URLClassLoader loader = new URLClassLoader(new URL[] { classes.toUri().toURL() },
+				getClass().getClassLoader())) {
+			Method chat = loader.loadClass("Chat").getMethod("chat", String.class, int.class);
+			assertThatExceptionOfType(InvalidRateLimitException.class).isThrownBy(() -> this.parser.parse(chat))
+				.satisfies((ex) -> {
+					assertThat(ex.getProblem()).isEqualTo("key '#user' refers to #user, but the method's parameter "
+							+ "names are not known: its class was compiled without -parameters");
+					assertThat(ex.getFix()).contains("Compile with -parameters").contains("#p0");
+				});
+		}
 	}
 
 	@Test
