@@ -1,0 +1,115 @@
+package dev.limiter.ai;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.LocalDate;
+import java.time.ZoneId;
+import java.time.ZonedDateTime;
+import java.util.List;
+
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.WebApplicationType;
+import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.boot.env.YamlPropertySourceLoader;
+import org.springframework.boot.web.server.context.WebServerApplicationContext;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Import;
+import org.springframework.core.env.PropertySource;
+import org.springframework.core.io.ByteArrayResource;
+
+import dev.limiter.test.RedisServer;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The README's example over HTTP, read from the README as written: its YAML at startup,
+ * its endpoint (the test's {@link AssistantController} is the README's, line by line),
+ * answered until the day's budget is spent, then a 429 until midnight in Berlin, with no
+ * request reaching the model; the guide's YAML says the same.
+ */
+class ReadmeTests {
+
+	private static final RedisServer redis = RedisServer.shared();
+
+	@Test
+	void theReadmesEndpointAnswersUntilTheDaysBudgetIsSpentThenA429UntilMidnightInBerlin() throws Exception {
+		redis.flushAll();
+		String readme = Files.readString(Path.of("README.md"));
+		assertThat(lines(Files.readString(Path.of("src/test/java/dev/limiter/ai/AssistantController.java"))))
+			.containsSubsequence(lines(block(readme, "java")));
+		List<PropertySource<?>> sources = new YamlPropertySourceLoader().load("readme",
+				new ByteArrayResource(block(readme, "yaml").getBytes(StandardCharsets.UTF_8)));
+		try (FakeOpenAi openAi = new FakeOpenAi();
+				ConfigurableApplicationContext app = new SpringApplicationBuilder(AssistantApplication.class)
+					.web(WebApplicationType.SERVLET)
+					.initializers((context) -> sources.forEach(context.getEnvironment().getPropertySources()::addFirst))
+					.properties("server.port=0", "server.address=127.0.0.1",
+							"spring.ai.openai.base-url=" + openAi.baseUrl(), "spring.ai.openai.api-key=test",
+							"spring.ai.openai.chat.model=gpt-fake", "spring.ai.openai.chat.max-tokens=100",
+							"spring.ai.openai.max-retries=0", "spring.data.redis.host=" + redis.host(),
+							"spring.data.redis.port=" + redis.port())
+					.run()) {
+			int port = ((WebServerApplicationContext) app).getWebServer().getPort();
+			HttpResponse<String> response;
+			int answered = 0;
+			do {
+				response = ask(port);
+				if (response.statusCode() == 200) {
+					assertThat(response.body()).isEqualTo("Hello there");
+					answered++;
+				}
+			}
+			while (response.statusCode() == 200 && answered < 50);
+			assertThat(response.statusCode()).isEqualTo(429);
+			assertThat(answered).isPositive();
+			assertThat(openAi.requests).as("requests that reached the model").hasValue(answered);
+			ZonedDateTime now = ZonedDateTime.now(ZoneId.of("Europe/Berlin"));
+			long untilMidnight = Duration
+				.between(now, LocalDate.now(now.getZone()).plusDays(1).atStartOfDay(now.getZone()))
+				.toSeconds();
+			assertThat(Long.parseLong(response.headers().firstValue("Retry-After").orElseThrow()))
+				.isBetween(untilMidnight - 5, untilMidnight + 5);
+		}
+	}
+
+	@Test
+	void theGuidesYamlIsTheReadmes() throws Exception {
+		String guide = Files.readString(Path.of("../docs/guide.md"));
+		String section = guide.substring(guide.indexOf("### Token budgets for Spring AI"));
+		assertThat(block(section, "yaml").strip())
+			.isEqualTo(block(Files.readString(Path.of("README.md")), "yaml").strip());
+	}
+
+	private static HttpResponse<String> ask(int port) throws Exception {
+		HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/ask"))
+			.header("Content-Type", "text/plain")
+			.POST(HttpRequest.BodyPublishers.ofString(TokenBudgetIntegrationTests.PROMPT))
+			.build();
+		return HttpClient.newHttpClient().send(request, HttpResponse.BodyHandlers.ofString());
+	}
+
+	private static String block(String text, String language) {
+		int start = text.indexOf("```" + language + "\n") + language.length() + 4;
+		return text.substring(start, text.indexOf("```", start));
+	}
+
+	private static List<String> lines(String code) {
+		return code.lines().map(String::strip).filter((line) -> !line.isEmpty()).toList();
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@EnableAutoConfiguration
+	@Import(AssistantController.class)
+	static class AssistantApplication {
+
+	}
+
+}
