@@ -33,6 +33,9 @@ final class FakeOpenAi implements AutoCloseable {
 
 	final AtomicLong tokensServed = new AtomicLong();
 
+	/** What the client sent back as the results of the tools the model asked for. */
+	final java.util.List<String> toolResults = new java.util.concurrent.CopyOnWriteArrayList<>();
+
 	private final HttpServer server;
 
 	FakeOpenAi() throws IOException {
@@ -70,10 +73,35 @@ final class FakeOpenAi implements AutoCloseable {
 			}
 			return;
 		}
+		java.util.List<?> messages = (java.util.List<?>) request.get("messages");
+		Map<?, ?> last = (Map<?, ?>) messages.get(messages.size() - 1);
+		if ("tool".equals(last.get("role"))) {
+			this.toolResults.add(String.valueOf(last.get("content")));
+		}
+		else if (request.get("tools") != null) {
+			// the model asks for the weather in Berlin
+			respond(exchange,
+					"{\"id\":\"c2\",\"object\":\"chat.completion\",\"created\":1700000000,"
+							+ "\"model\":\"gpt-fake\",\"choices\":[{\"index\":0,\"message\":{\"role\":\"assistant\","
+							+ "\"content\":null,\"tool_calls\":[{\"id\":\"call_1\",\"type\":\"function\",\"function\":"
+							+ "{\"name\":\"weather\",\"arguments\":\"{\\\"city\\\":\\\"Berlin\\\"}\"}}]},"
+							+ "\"finish_reason\":\"tool_calls\"}]," + usage() + "}");
+			return;
+		}
 		byte[] body = ("{\"id\":\"c1\",\"object\":\"chat.completion\",\"created\":1700000000,\"model\":\"gpt-fake\","
 				+ "\"choices\":[{\"index\":0,\"message\":{\"role\":\"assistant\",\"content\":\"Hello there\"},"
 				+ "\"finish_reason\":\"stop\"}]," + usage() + "}")
 			.getBytes(StandardCharsets.UTF_8);
+		this.tokensServed.addAndGet(TOTAL_TOKENS);
+		exchange.getResponseHeaders().set("Content-Type", "application/json");
+		exchange.sendResponseHeaders(200, body.length);
+		try (OutputStream out = exchange.getResponseBody()) {
+			out.write(body);
+		}
+	}
+
+	private void respond(HttpExchange exchange, String json) throws IOException {
+		byte[] body = json.getBytes(StandardCharsets.UTF_8);
 		this.tokensServed.addAndGet(TOTAL_TOKENS);
 		exchange.getResponseHeaders().set("Content-Type", "application/json");
 		exchange.sendResponseHeaders(200, body.length);
