@@ -25,7 +25,9 @@ import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
 
+import dev.limiter.Algorithm;
 import dev.limiter.Decision;
+import dev.limiter.Limit;
 import dev.limiter.internal.call.AnnotatedOperation;
 import dev.limiter.internal.call.SurfaceCalls;
 import dev.limiter.internal.web.RateLimitHeaders;
@@ -94,8 +96,8 @@ final class GraphQlRateLimitInterceptor implements WebGraphQlInterceptor {
 				this.properties.getSlicingArguments());
 		costs.check();
 		if (this.properties.isSettle()) {
-			for (dev.limiter.Limit limit : this.operation.getLimits()) {
-				if (limit.algorithm() == dev.limiter.Algorithm.SLIDING_LOG) {
+			for (Limit limit : this.operation.getLimits()) {
+				if (limit.algorithm() == Algorithm.SLIDING_LOG) {
 					throw new IllegalArgumentException("limiter.graphql.settle is true, but the budget's limit '"
 							+ limit.name() + "' is a sliding log, which keeps one entry per point and cannot settle "
 							+ "a cost after the call: set limiter.limits." + limit.name()
@@ -104,10 +106,6 @@ final class GraphQlRateLimitInterceptor implements WebGraphQlInterceptor {
 			}
 		}
 		this.costs = costs;
-	}
-
-	QueryCosts costs() {
-		return this.costs;
 	}
 
 	@Override

@@ -193,6 +193,26 @@ class GraphQlIntegrationTests {
 
 	@ParameterizedTest
 	@EnumSource(Stack.class)
+	void hostileVariablesAndOperationNamesAreBoundedOverHttp(Stack stack) throws Exception {
+		// a slicing variable past any integer: saturated, refused without the store
+		Answer huge = post(stack, 0, "10.0.0.9",
+				Map.of("query", "query Q($n: Int) { books(first: $n) { nodes { title } } }", "variables",
+						Map.of("n", new java.math.BigInteger("99999999999999999999999999"))));
+		assertThat(huge.body()).doesNotContainKey("data");
+		assertThat(Library.entered).hasValue(0);
+		// a name GraphQL does not allow, 2,000 characters long: counted under "other"
+		String name = "x".repeat(2_000);
+		post(stack, 1, "10.0.0.9", "query " + name + " { book(id: 1) { title } }");
+		String odd = "query Q\u0000 { book(id: 1) { title } }";
+		post(stack, 1, "10.0.0.9", odd);
+		MeterRegistry meters = stack.instances().get(1).getBean(MeterRegistry.class);
+		assertThat(meters.find(GraphQlPoints.METER).tag("operation", name).counter()).isNull();
+		assertThat(meters.find(GraphQlPoints.METER).meters())
+			.allSatisfy((meter) -> assertThat(meter.getId().getTag("operation")).hasSizeLessThanOrEqualTo(64));
+	}
+
+	@ParameterizedTest
+	@EnumSource(Stack.class)
 	void anInvalidDocumentCostsNothing(Stack stack) throws Exception {
 		post(stack, 0, "10.0.0.5", "{ authors(limit: 990) { name nope } }");
 		assertThat(post(stack, 1, "10.0.0.5", "{ authors(limit: 1000) { name } }").status()).isEqualTo(200);
@@ -263,11 +283,16 @@ class GraphQlIntegrationTests {
 	}
 
 	private static Answer post(Stack stack, int instance, String forwardedFor, String document) throws Exception {
+		return post(stack, instance, forwardedFor, Map.of("query", document));
+	}
+
+	private static Answer post(Stack stack, int instance, String forwardedFor, Map<String, Object> body)
+			throws Exception {
 		int port = ((WebServerApplicationContext) stack.instances().get(instance)).getWebServer().getPort();
 		HttpRequest.Builder request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/graphql"))
 			.header("Content-Type", "application/json")
 			.header("Accept", "application/graphql-response+json")
-			.POST(HttpRequest.BodyPublishers.ofString(json.writeValueAsString(Map.of("query", document))));
+			.POST(HttpRequest.BodyPublishers.ofString(json.writeValueAsString(body)));
 		if (forwardedFor != null) {
 			request.header("X-Forwarded-For", forwardedFor);
 		}

@@ -6,6 +6,7 @@ import java.net.SocketAddress;
 import io.grpc.Grpc;
 import io.grpc.Metadata;
 import io.grpc.ServerCall;
+import org.springframework.security.authentication.AnonymousAuthenticationToken;
 import org.springframework.security.core.Authentication;
 import org.springframework.security.core.context.SecurityContextHolder;
 import org.springframework.util.ClassUtils;
@@ -55,7 +56,9 @@ final class GrpcRequest implements SurfaceRequest {
 
 		static String name() {
 			Authentication authentication = SecurityContextHolder.getContext().getAuthentication();
-			return (authentication != null && authentication.isAuthenticated()) ? authentication.getName() : null;
+			// the anonymous token is nobody: callers then go by address, as on the web
+			return (authentication != null && authentication.isAuthenticated()
+					&& !(authentication instanceof AnonymousAuthenticationToken)) ? authentication.getName() : null;
 		}
 
 	}
