@@ -297,6 +297,31 @@ final class QueryCosts {
 		}
 
 		double estimate(SelectionSet selections, GraphQLType parent, Sized sized) {
+			return sum(selections, parent, new Selections() {
+
+				@Override
+				public double field(Field field, GraphQLType type) {
+					return estimate(field, type, sized);
+				}
+
+				@Override
+				public double nested(SelectionSet nested, GraphQLType type) {
+					return estimate(nested, type, sized);
+				}
+
+				@Override
+				public double spread(String name) {
+					return fragment(name, sized);
+				}
+
+			});
+		}
+
+		/**
+		 * Sum what each selection that runs costs, fields, inline fragments and spreads
+		 * alike, skipping those {@code @skip} or {@code @include} leave out.
+		 */
+		private double sum(SelectionSet selections, GraphQLType parent, Selections each) {
 			if (selections == null) {
 				return 0;
 			}
@@ -306,13 +331,13 @@ final class QueryCosts {
 					continue;
 				}
 				if (selection instanceof Field field) {
-					cost = add(cost, estimate(field, parent, sized));
+					cost = add(cost, each.field(field, parent));
 				}
 				else if (selection instanceof InlineFragment inline) {
-					cost = add(cost, estimate(inline.getSelectionSet(), conditionType(inline, parent), sized));
+					cost = add(cost, each.nested(inline.getSelectionSet(), conditionType(inline, parent)));
 				}
 				else if (selection instanceof FragmentSpread spread) {
-					cost = add(cost, fragment(spread.getName(), sized));
+					cost = add(cost, each.spread(spread.getName()));
 				}
 			}
 			return cost;
@@ -370,34 +395,37 @@ final class QueryCosts {
 		}
 
 		double actual(SelectionSet selections, GraphQLType parent, Map<?, ?> data) {
-			if (selections == null || data == null) {
+			if (data == null) {
 				return 0;
 			}
-			double cost = 0;
-			for (Selection<?> selection : selections.getSelections()) {
-				if (selection instanceof DirectivesContainer<?> directed && skipped(directed)) {
-					continue;
+			return sum(selections, parent, new Selections() {
+
+				@Override
+				public double field(Field field, GraphQLType type) {
+					return actual(field, type, data);
 				}
-				if (selection instanceof Field field) {
-					cost = add(cost, actual(field, parent, data));
+
+				@Override
+				public double nested(SelectionSet nested, GraphQLType type) {
+					return actual(nested, type, data);
 				}
-				else if (selection instanceof InlineFragment inline) {
-					cost = add(cost, actual(inline.getSelectionSet(), conditionType(inline, parent), data));
-				}
-				else if (selection instanceof FragmentSpread spread) {
-					FragmentDefinition fragment = this.fragments.get(spread.getName());
-					if (fragment != null && this.expanding.add(spread.getName())) {
-						try {
-							cost = add(cost, actual(fragment.getSelectionSet(),
-									QueryCosts.this.schema.getType(fragment.getTypeCondition().getName()), data));
-						}
-						finally {
-							this.expanding.remove(spread.getName());
-						}
+
+				@Override
+				public double spread(String name) {
+					FragmentDefinition fragment = Walk.this.fragments.get(name);
+					if (fragment == null || !Walk.this.expanding.add(name)) {
+						return 0;
+					}
+					try {
+						return actual(fragment.getSelectionSet(),
+								QueryCosts.this.schema.getType(fragment.getTypeCondition().getName()), data);
+					}
+					finally {
+						Walk.this.expanding.remove(name);
 					}
 				}
-			}
-			return cost;
+
+			});
 		}
 
 		private double actual(Field field, GraphQLType parent, Map<?, ?> data) {
@@ -571,6 +599,17 @@ final class QueryCosts {
 			return values;
 		}
 		return null;
+	}
+
+	/** What one walk makes of each kind of selection. */
+	private interface Selections {
+
+		double field(Field field, GraphQLType parent);
+
+		double nested(SelectionSet selections, GraphQLType type);
+
+		double spread(String fragment);
+
 	}
 
 	/** A fragment's cost depends on the size its context gives to its lists. */

@@ -201,15 +201,6 @@ public final class SurfaceCalls {
 	}
 
 	/**
-	 * Return the permits a call reserved.
-	 * @param call the call
-	 * @return its permits
-	 */
-	public long permits(Call call) {
-		return call.prepared.permits();
-	}
-
-	/**
 	 * Return whether an admitted call holds slots in flight, which its end gives back
 	 * (blocking: a non-blocking surface ends it off its event loops).
 	 * @param call the call
