@@ -57,12 +57,14 @@ public final class Limit {
 
 	private final ZoneId zone;
 
+	private final Duration penalty;
+
 	private Limit(String name, long threshold, Duration period) {
-		this(name, threshold, period, null, 0, Algorithm.SLIDING_LOG, DEFAULT_SLICES, null, null);
+		this(name, threshold, period, null, 0, Algorithm.SLIDING_LOG, DEFAULT_SLICES, null, null, Duration.ZERO);
 	}
 
 	private Limit(String name, long threshold, Duration period, FailurePolicy failurePolicy, long localThreshold,
-			Algorithm algorithm, int slices, ChronoUnit calendar, ZoneId zone) {
+			Algorithm algorithm, int slices, ChronoUnit calendar, ZoneId zone, Duration penalty) {
 		if (name == null || name.isBlank()) {
 			throw new IllegalArgumentException("name must not be null or blank");
 		}
@@ -96,8 +98,18 @@ public final class Limit {
 			throw new IllegalArgumentException("calendar must be one of minute, hour, day, week and month, was "
 					+ calendar + " (limit '" + name + "')");
 		}
+		if (penalty == null || penalty.isNegative() || penalty.compareTo(MAX_PERIOD) > 0
+				|| penalty.toNanos() % 1_000_000 != 0) {
+			throw new IllegalArgumentException("penalty must be between 0 (none) and " + MAX_PERIOD.toDays()
+					+ " days in whole milliseconds, was " + penalty + " (limit '" + name + "')");
+		}
+		if (!penalty.isZero() && algorithm == Algorithm.IN_FLIGHT) {
+			throw new IllegalArgumentException("penalty is given to a limit on calls in flight (limit '" + name
+					+ "'): a penalty follows a rejection of calls per time, a busy slot is not abuse");
+		}
 		this.name = name;
 		this.threshold = threshold;
+		this.penalty = penalty;
 		this.failurePolicy = failurePolicy;
 		this.localThreshold = localThreshold;
 		this.algorithm = algorithm;
@@ -146,7 +158,7 @@ public final class Limit {
 	 */
 	public Limit named(String name) {
 		return new Limit(name, this.threshold, this.period, this.failurePolicy, this.localThreshold, this.algorithm,
-				this.slices, this.calendar, this.zone);
+				this.slices, this.calendar, this.zone, this.penalty);
 	}
 
 	/**
@@ -157,7 +169,7 @@ public final class Limit {
 	 */
 	public Limit withFailurePolicy(FailurePolicy failurePolicy) {
 		return new Limit(this.name, this.threshold, this.period, failurePolicy, this.localThreshold, this.algorithm,
-				this.slices, this.calendar, this.zone);
+				this.slices, this.calendar, this.zone, this.penalty);
 	}
 
 	/**
@@ -168,7 +180,7 @@ public final class Limit {
 	 */
 	public Limit withLocalThreshold(long localThreshold) {
 		return new Limit(this.name, this.threshold, this.period, this.failurePolicy, localThreshold, this.algorithm,
-				this.slices, this.calendar, this.zone);
+				this.slices, this.calendar, this.zone, this.penalty);
 	}
 
 	/**
@@ -181,7 +193,7 @@ public final class Limit {
 	 */
 	public Limit withThreshold(long threshold) {
 		return new Limit(this.name, threshold, this.period, this.failurePolicy, this.localThreshold, this.algorithm,
-				this.slices, this.calendar, this.zone);
+				this.slices, this.calendar, this.zone, this.penalty);
 	}
 
 	/**
@@ -193,7 +205,7 @@ public final class Limit {
 	 */
 	public Limit withPeriod(Duration period) {
 		return new Limit(this.name, this.threshold, period, this.failurePolicy, this.localThreshold, this.algorithm,
-				this.slices, this.calendar, this.zone);
+				this.slices, this.calendar, this.zone, this.penalty);
 	}
 
 	/**
@@ -203,7 +215,7 @@ public final class Limit {
 	 */
 	public Limit withAlgorithm(Algorithm algorithm) {
 		return new Limit(this.name, this.threshold, this.period, this.failurePolicy, this.localThreshold, algorithm,
-				this.slices, this.calendar, this.zone);
+				this.slices, this.calendar, this.zone, this.penalty);
 	}
 
 	/**
@@ -214,7 +226,7 @@ public final class Limit {
 	 */
 	public Limit withSlices(int slices) {
 		return new Limit(this.name, this.threshold, this.period, this.failurePolicy, this.localThreshold,
-				this.algorithm, slices, this.calendar, this.zone);
+				this.algorithm, slices, this.calendar, this.zone, this.penalty);
 	}
 
 	/**
@@ -233,7 +245,40 @@ public final class Limit {
 			throw new IllegalArgumentException("calendar must not be null (limit '" + this.name + "')");
 		}
 		return new Limit(this.name, this.threshold, this.period, this.failurePolicy, this.localThreshold,
-				Algorithm.CALENDAR, this.slices, calendar, (zone != null) ? zone.normalized() : ZoneOffset.UTC);
+				Algorithm.CALENDAR, this.slices, calendar, (zone != null) ? zone.normalized() : ZoneOffset.UTC,
+				this.penalty);
+	}
+
+	/**
+	 * Return a copy of this limit that, once it rejects a call, refuses every call of
+	 * that caller for a while: a brute-force guard's "blocked for an hour after five
+	 * failed attempts". The penalty runs from the rejection that starts it; calls refused
+	 * during it do not lengthen it.
+	 * @param penalty how long a rejected caller stays refused, {@link Duration#ZERO} for
+	 * none, in whole milliseconds up to {@link #MAX_PERIOD}
+	 * @return the limit
+	 * @throws IllegalArgumentException if the penalty is out of range, or the limit
+	 * counts calls in flight
+	 */
+	public Limit withPenalty(Duration penalty) {
+		return new Limit(this.name, this.threshold, this.period, this.failurePolicy, this.localThreshold,
+				this.algorithm, this.slices, this.calendar, this.zone, penalty);
+	}
+
+	/**
+	 * Return how long a caller this limit rejected stays refused.
+	 * @return the penalty, {@link Duration#ZERO} for none
+	 */
+	public Duration penalty() {
+		return this.penalty;
+	}
+
+	/**
+	 * Return the penalty in microseconds, the unit of time inside the stores.
+	 * @return the penalty in microseconds, 0 for none
+	 */
+	public long penaltyMicros() {
+		return this.penalty.toNanos() / 1_000;
 	}
 
 	/**
@@ -350,7 +395,7 @@ public final class Limit {
 		}
 		return this.name.equals(other.name) && this.threshold == other.threshold && sameWindowAs(other)
 				&& this.failurePolicy == other.failurePolicy && this.localThreshold == other.localThreshold
-				&& this.slices == other.slices;
+				&& this.slices == other.slices && this.penalty.equals(other.penalty);
 	}
 
 	@Override
@@ -365,6 +410,7 @@ public final class Limit {
 		hash = 31 * hash + this.algorithm.hashCode();
 		hash = 31 * hash + Objects.hashCode(this.calendar);
 		hash = 31 * hash + Objects.hashCode(this.zone);
+		hash = 31 * hash + this.penalty.hashCode();
 		return 31 * hash + this.slices;
 	}
 
@@ -391,7 +437,9 @@ public final class Limit {
 		if (this.algorithm == Algorithm.IN_FLIGHT) {
 			return "'" + this.name + "' (" + this.threshold + " in flight, lease " + periodText() + ")";
 		}
-		return "'" + this.name + "' (" + this.threshold + " per " + periodText() + counted + ")";
+		String penalty = this.penalty.isZero() ? ""
+				: ", penalty " + this.penalty.toString().substring(2).toLowerCase(java.util.Locale.ROOT);
+		return "'" + this.name + "' (" + this.threshold + " per " + periodText() + counted + penalty + ")";
 	}
 
 }

@@ -14,16 +14,19 @@
 -- ARGV[4]          1 to record rejected calls too, else 0
 -- ARGV[5]          a member token unique to this call (or the released call's)
 -- ARGV[6]          the released call's time in microseconds, else 0
--- ARGV[3 + 4i]     algorithm of limit i
--- ARGV[4 + 4i]     threshold of limit i
--- ARGV[5 + 4i]     window of limit i in microseconds
--- ARGV[6 + 4i]     the algorithm's unit of limit i in microseconds (slice, refill interval),
+-- ARGV[2 + 5i]     algorithm of limit i
+-- ARGV[3 + 5i]     threshold of limit i
+-- ARGV[4 + 5i]     window of limit i in microseconds
+-- ARGV[5 + 5i]     the algorithm's unit of limit i in microseconds (slice, refill interval),
 --                  or a text the algorithm reads (a calendar's boundaries)
+-- ARGV[6 + 5i]     the penalty of limit i in microseconds, 0 for none: once limit i rejects
+--                  a call, every call of the key is refused for that long, whatever the
+--                  window holds (the end is kept in KEYS[i]..':p', in the same slot)
 --
 -- Acquire returns {allowed (1 or 0), deciding limit (1-based), remaining, retry_after_us,
 --                  reset_after_us, now_us}
--- Usage returns {used, remaining, reset_after_us, current slice (-1 when none)} per limit,
---               then now_us
+-- Usage returns {used, remaining, reset_after_us, current slice (-1 when none),
+--               penalty_left_us} per limit, then now_us
 -- Charge returns the reply of an admitted acquire, after the charge
 -- Release, move and forget return {now_us}
 -- Renew takes KEYS[i] with ARGV[3 + 2i] the member of a slot held there and ARGV[4 + 2i]
@@ -39,6 +42,9 @@ local token = ARGV[5]
 
 if mode == 'x' then
   redis.call('DEL', unpack(KEYS))
+  for i = 1, #KEYS do
+    redis.call('DEL', KEYS[i] .. ':p')
+  end
   return { now }
 end
 
@@ -60,10 +66,17 @@ end
 
 local limits = {}
 for i = 1, #KEYS do
-  local arg = 3 + 4 * i
+  local arg = 2 + 5 * i
   local limit = { key = KEYS[i], n = tonumber(ARGV[arg + 1]), w = tonumber(ARGV[arg + 2]),
-                  unit = tonumber(ARGV[arg + 3]) or ARGV[arg + 3], algorithm = algorithms[ARGV[arg]] }
+                  unit = tonumber(ARGV[arg + 3]) or ARGV[arg + 3], algorithm = algorithms[ARGV[arg]],
+                  penalty = tonumber(ARGV[arg + 4]) }
   limit.algorithm.load(limit, now)
+  if limit.penalty > 0 then
+    local ends = tonumber(redis.call('GET', limit.key .. ':p'))
+    if ends and ends > now then
+      limit.blocked = ends
+    end
+  end
   limits[i] = limit
 end
 
@@ -71,7 +84,7 @@ if mode == 'u' then
   local reply = {}
   for i, limit in ipairs(limits) do
     local remaining = limit.n - limit.used
-    if remaining < 0 then
+    if remaining < 0 or limit.blocked then
       remaining = 0
     end
     local slice = -1
@@ -82,6 +95,7 @@ if mode == 'u' then
     reply[#reply + 1] = remaining
     reply[#reply + 1] = limit.algorithm.reset(limit, now)
     reply[#reply + 1] = slice
+    reply[#reply + 1] = limit.blocked and (limit.blocked - now) or 0
   end
   reply[#reply + 1] = now
   return reply
@@ -130,7 +144,7 @@ end
 
 local allowed = 1
 for _, limit in ipairs(limits) do
-  if limit.used + permits > limit.n then
+  if limit.blocked or limit.used + permits > limit.n then
     allowed = 0
   end
 end
@@ -154,17 +168,28 @@ if allowed == 1 then
   end
 else
   -- the limit that frees up last decides, measured on the state as it is now (with this
-  -- call in it when rejected calls count)
+  -- call in it when rejected calls count); a limit with a penalty that rejects starts it,
+  -- and one serving it waits it out
   for i, limit in ipairs(limits) do
-    if limit.used + permits > limit.n then
-      local wait = limit.algorithm.wait(limit, now, permits)
-      if retry_after == 0 or wait > retry_after then
-        retry_after, decider = wait, i
+    local wait
+    if limit.blocked then
+      wait = limit.blocked - now
+    elseif limit.used + permits > limit.n then
+      wait = limit.algorithm.wait(limit, now, permits)
+      if limit.penalty > 0 then
+        limit.blocked = now + limit.penalty
+        redis.call('SET', limit.key .. ':p', limit.blocked, 'PX', ttl_ms(limit.penalty))
+        if limit.penalty > wait then
+          wait = limit.penalty
+        end
       end
+    end
+    if wait and (retry_after == 0 or wait > retry_after) then
+      retry_after, decider = wait, i
     end
   end
   remaining = limits[decider].n - limits[decider].used
-  if remaining < 0 then
+  if remaining < 0 or limits[decider].blocked then
     remaining = 0
   end
 end

@@ -111,6 +111,115 @@ public abstract class AlgorithmContractTests {
 		assertThat(limiter.usage("changed", List.of(ten)).get(0).used()).as("back at 10").isEqualTo(9);
 	}
 
+	/**
+	 * Random schedules under limits with penalties: a limit that rejects refuses the key
+	 * for its penalty from then, whatever its window holds, and says so in the
+	 * retry-after; outside penalties every decision is the algorithm's, as the oracles
+	 * say.
+	 */
+	@ParameterizedTest
+	@EnumSource(value = Algorithm.class, mode = EnumSource.Mode.EXCLUDE, names = "IN_FLIGHT")
+	void randomSchedulesWithPenaltiesRefuseForThePenaltyAndOtherwiseKeepTheAlgorithmsPromise(Algorithm algorithm) {
+		long seed = Long.getLong(RateLimiterContractTests.SCHEDULES_PROPERTY + ".seed", System.nanoTime());
+		Random random = new Random(seed);
+		RateLimiter limiter = limiter(this.clock, false);
+		List<String> violations = new ArrayList<>();
+		for (int schedule = 0; schedule < schedules() / 4 && violations.isEmpty(); schedule++) {
+			List<Limit> limits = new ArrayList<>();
+			List<LimitOracle> oracles = new ArrayList<>();
+			for (int i = 0, count = 1 + random.nextInt(3); i < count; i++) {
+				Limit limit = Limit.of("l" + i, 1 + random.nextInt(10), Duration.ofMillis(1 + random.nextInt(2_000)))
+					.withAlgorithm(algorithm)
+					.withSlices(1 + random.nextInt(30))
+					.withPenalty(Duration.ofMillis(random.nextBoolean() ? 0 : 1 + random.nextInt(3_000)));
+				if (limits.stream().noneMatch(limit::sameWindowAs)) {
+					limits.add(limit);
+					oracles.add(LimitOracle.of(limit));
+				}
+			}
+			long[] penaltyEnds = new long[limits.size()];
+			String key = "penalty-" + seed + "-" + schedule;
+			for (int call = 0; call < 40 && violations.isEmpty(); call++) {
+				this.clock.advance(Duration.ofNanos(random.nextInt(400_000) * 1_000L));
+				Decision decision = limiter.acquire(key, 1, limits);
+				long now = decision.decidedAtMicros();
+				String where = "seed " + seed + ", schedule " + schedule + " " + limits + ", call " + call + " at "
+						+ now + ": ";
+				boolean fits = true;
+				for (int i = 0; i < limits.size(); i++) {
+					fits &= penaltyEnds[i] <= now && oracles.get(i).fits(now, 1);
+				}
+				if (decision.isAllowed() != fits) {
+					violations.add(where + (fits ? "rejected" : "admitted") + ", the model says otherwise");
+					break;
+				}
+				if (fits) {
+					long remaining = Long.MAX_VALUE;
+					for (LimitOracle oracle : oracles) {
+						oracle.admit(now, 1);
+						remaining = Math.min(remaining, oracle.remaining(now));
+					}
+					if (decision.remaining() != remaining) {
+						violations.add(where + "remaining " + decision.remaining() + ", the model says " + remaining);
+					}
+					continue;
+				}
+				long expected = 0;
+				for (int i = 0; i < limits.size(); i++) {
+					long wait;
+					if (penaltyEnds[i] > now) {
+						wait = penaltyEnds[i] - now;
+					}
+					else if (!oracles.get(i).fits(now, 1)) {
+						long penalty = limits.get(i).penaltyMicros();
+						wait = Math.max(oracles.get(i).exactWait(now, 1), penalty);
+						penaltyEnds[i] = (penalty > 0) ? now + penalty : 0;
+					}
+					else {
+						continue;
+					}
+					expected = Math.max(expected, wait);
+				}
+				if (decision.retryAfter().toNanos() / 1_000 != expected) {
+					violations.add(where + "retry-after " + decision.retryAfter() + ", expected " + expected + " µs");
+				}
+			}
+		}
+		assertThat(violations).isEmpty();
+	}
+
+	@ParameterizedTest
+	@EnumSource(value = Algorithm.class, mode = EnumSource.Mode.EXCLUDE, names = "IN_FLIGHT")
+	void aPenaltyRefusesTheCallerUntilItEndsShowsInTheUsageAndAResetLiftsIt(Algorithm algorithm) {
+		RateLimiter limiter = limiter(this.clock, false);
+		Limit login = Limit.of("login", 2, Duration.ofSeconds(1))
+			.withAlgorithm(algorithm)
+			.withPenalty(Duration.ofSeconds(10));
+		String key = "penalty-" + algorithm + "-" + System.nanoTime();
+		assertThat(limiter.acquire(key, login).isAllowed()).isTrue();
+		assertThat(limiter.acquire(key, login).isAllowed()).isTrue();
+		Decision rejected = limiter.acquire(key, login);
+		assertThat(rejected.isAllowed()).isFalse();
+		assertThat(rejected.retryAfter()).isEqualTo(Duration.ofSeconds(10));
+		this.clock.advance(Duration.ofSeconds(3));
+		Decision refused = limiter.acquire(key, login);
+		assertThat(refused.isAllowed()).as("the window is empty, the penalty runs").isFalse();
+		assertThat(refused.retryAfter()).as("not lengthened by the first refusal").isEqualTo(Duration.ofSeconds(7));
+		assertThat(refused.remaining()).isZero();
+		Usage usage = limiter.usage(key, List.of(login)).get(0);
+		assertThat(usage.penalty()).isEqualTo(Duration.ofSeconds(7));
+		assertThat(usage.remaining()).isZero();
+		assertThat(limiter.acquire(key + "-other", login).isAllowed()).as("another caller").isTrue();
+		this.clock.advance(Duration.ofSeconds(7));
+		assertThat(limiter.acquire(key, login).isAllowed()).as("the penalty has ended").isTrue();
+		assertThat(limiter.acquire(key, login).isAllowed()).isTrue();
+		assertThat(limiter.acquire(key, login).isAllowed()).as("a second penalty").isFalse();
+		assertThat(limiter.usage(key, List.of(login)).get(0).penalty()).isEqualTo(Duration.ofSeconds(10));
+		limiter.reset(key, List.of(login));
+		assertThat(limiter.usage(key, List.of(login)).get(0).penalty()).isZero();
+		assertThat(limiter.acquire(key, login).isAllowed()).as("a reset lifts the penalty").isTrue();
+	}
+
 	private List<String> runSchedules(java.util.function.Function<Random, Algorithm> algorithms) {
 		return runSchedules(algorithms, false);
 	}

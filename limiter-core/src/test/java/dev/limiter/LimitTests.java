@@ -20,6 +20,30 @@ class LimitTests {
 	}
 
 	@Test
+	void aPenaltyIsPartOfTheLimitAndItsText() {
+		Limit login = Limit.of("login", 5, Duration.ofMinutes(15)).withPenalty(Duration.ofHours(1));
+		assertThat(login.penalty()).isEqualTo(Duration.ofHours(1));
+		assertThat(login.penaltyMicros()).isEqualTo(3_600_000_000L);
+		assertThat(login).hasToString("'login' (5 per 15m, penalty 1h)");
+		assertThat(login).isNotEqualTo(login.withPenalty(Duration.ZERO));
+		assertThat(login.withThreshold(6).penalty()).isEqualTo(Duration.ofHours(1));
+		assertThat(Limit.of(1, Duration.ofSeconds(1)).penalty()).isZero();
+	}
+
+	@Test
+	void rejectsAPenaltyOutOfRangeOrOnCallsInFlight() {
+		Limit limit = Limit.of("login", 5, Duration.ofMinutes(15));
+		assertThatIllegalArgumentException().isThrownBy(() -> limit.withPenalty(Duration.ofSeconds(-1)))
+			.withMessage("penalty must be between 0 (none) and 36500 days in whole milliseconds, was PT-1S "
+					+ "(limit 'login')");
+		assertThatIllegalArgumentException().isThrownBy(() -> limit.withPenalty(null))
+			.withMessageStartingWith("penalty must be between 0 (none)");
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> limit.withAlgorithm(Algorithm.IN_FLIGHT).withPenalty(Duration.ofMinutes(1)))
+			.withMessageStartingWith("penalty is given to a limit on calls in flight (limit 'login')");
+	}
+
+	@Test
 	void rejectsThresholdOutOfRange() {
 		assertThatIllegalArgumentException().isThrownBy(() -> Limit.of(0, Duration.ofSeconds(1)))
 			.withMessage("threshold must be between 1 and 2147483647, was 0 (limit 'default')");

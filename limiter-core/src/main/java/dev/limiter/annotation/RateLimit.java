@@ -171,6 +171,16 @@ public @interface RateLimit {
 	String maxWait() default "";
 
 	/**
+	 * How long a caller this limit rejects stays refused, such as {@code 1h}: every call
+	 * of that caller is rejected for that long from the rejection, on every instance,
+	 * with a {@code Retry-After} that says so, whatever the window holds by then. Empty
+	 * for none. {@code limiter.limits.<name>.penalty} overrides it; a reset through the
+	 * {@code ratelimits} endpoint lifts it.
+	 * @return the penalty
+	 */
+	String penalty() default "";
+
+	/**
 	 * A SpEL expression over the same variables as {@link #key()} that names the caller's
 	 * plan, such as {@code "#user.plan"}: the limit then takes the numbers of
 	 * {@code limiter.limits.<name>.plans.<plan>}, and its own for a plan that the

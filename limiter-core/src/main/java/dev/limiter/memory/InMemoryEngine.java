@@ -206,7 +206,7 @@ final class InMemoryEngine extends AbstractRateLimiter {
 			Window[] windows = load(now, limits);
 			boolean allowed = true;
 			for (int i = 0; i < size; i++) {
-				allowed &= windows[i].used() + permits <= limits.get(i).threshold();
+				allowed &= !windows[i].penalized(now) && windows[i].used() + permits <= limits.get(i).threshold();
 			}
 			if (allowed || countRejected) {
 				for (int i = 0; i < size; i++) {
@@ -232,20 +232,34 @@ final class InMemoryEngine extends AbstractRateLimiter {
 						now);
 			}
 			// A rejection waits for the limit that frees up last, measured on the windows
-			// as they are now (with this call in them when rejected calls count).
+			// as they are now (with this call in them when rejected calls count); a limit
+			// with a penalty that rejects starts it, and one serving it waits it out.
 			int decider = 0;
 			long retryAfter = 0;
 			for (int i = 0; i < size; i++) {
-				if (windows[i].used() + permits > limits.get(i).threshold()) {
-					long wait = windows[i].waitFor(now, permits);
-					if (retryAfter == 0 || wait > retryAfter) {
-						retryAfter = wait;
-						decider = i;
+				Limit limit = limits.get(i);
+				long wait;
+				if (windows[i].penalized(now)) {
+					wait = windows[i].penaltyLeft(now);
+				}
+				else if (windows[i].used() + permits > limit.threshold()) {
+					wait = windows[i].waitFor(now, permits);
+					if (limit.penaltyMicros() > 0) {
+						this.expiresAt = Math.max(this.expiresAt, windows[i].penalize(now, limit.penaltyMicros()));
+						wait = Math.max(wait, limit.penaltyMicros());
 					}
+				}
+				else {
+					continue;
+				}
+				if (retryAfter == 0 || wait > retryAfter) {
+					retryAfter = wait;
+					decider = i;
 				}
 			}
 			Limit deciding = limits.get(decider);
-			long remaining = Math.max(0, deciding.threshold() - windows[decider].used());
+			long remaining = windows[decider].penalized(now) ? 0
+					: Math.max(0, deciding.threshold() - windows[decider].used());
 			return Decision.rejected(deciding, remaining, ofMicros(retryAfter),
 					ofMicros(windows[decider].resetAfter(now)), now);
 		}
@@ -257,8 +271,9 @@ final class InMemoryEngine extends AbstractRateLimiter {
 			for (int i = 0; i < windows.length; i++) {
 				Limit limit = limits.get(i);
 				long used = windows[i].used();
-				usage.add(new Usage(limit, used, Math.max(0, limit.threshold() - used),
-						ofMicros(windows[i].resetAfter(now)), windows[i].currentSlice(now)));
+				long penalty = windows[i].penaltyLeft(now);
+				usage.add(new Usage(limit, used, (penalty > 0) ? 0 : Math.max(0, limit.threshold() - used),
+						ofMicros(windows[i].resetAfter(now)), windows[i].currentSlice(now), ofMicros(penalty)));
 			}
 			return usage;
 		}

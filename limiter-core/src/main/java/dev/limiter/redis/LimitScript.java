@@ -78,10 +78,11 @@ final class LimitScript {
 
 	/**
 	 * Return the script of an acquire: the single-limit script of its limit's algorithm
-	 * for one limit when rejected calls are not recorded, otherwise the composed script.
+	 * for one limit without a penalty when rejected calls are not recorded, otherwise the
+	 * composed script.
 	 */
 	static RedisScript<List<Long>> acquireScript(List<Limit> limits, boolean countRejected) {
-		if (limits.size() == 1 && !countRejected) {
+		if (limits.size() == 1 && !countRejected && limits.get(0).penalty().isZero()) {
 			return SINGLE_LIMIT_SCRIPTS[limits.get(0).algorithm().ordinal()];
 		}
 		return script(limits);
@@ -181,7 +182,7 @@ final class LimitScript {
 
 	private static byte[][] args(byte[] mode, long permits, long nowMicros, boolean countRejected, String member,
 			long atMicros, List<Limit> limits) {
-		byte[][] args = new byte[6 + 4 * limits.size()][];
+		byte[][] args = new byte[6 + 5 * limits.size()][];
 		args[0] = mode;
 		args[1] = (permits == 1) ? ONE : ascii(permits);
 		args[2] = (nowMicros < 0) ? SERVER_TIME : ascii(nowMicros);
@@ -190,10 +191,11 @@ final class LimitScript {
 		args[5] = (atMicros == 0) ? ZERO : ascii(atMicros);
 		for (int i = 0; i < limits.size(); i++) {
 			Limit limit = limits.get(i);
-			args[6 + 4 * i] = CODES[limit.algorithm().ordinal()];
-			args[7 + 4 * i] = ascii(limit.threshold());
-			args[8 + 4 * i] = ascii(limit.periodMicros());
-			args[9 + 4 * i] = unit(limit, nowMicros);
+			args[6 + 5 * i] = CODES[limit.algorithm().ordinal()];
+			args[7 + 5 * i] = ascii(limit.threshold());
+			args[8 + 5 * i] = ascii(limit.periodMicros());
+			args[9 + 5 * i] = unit(limit, nowMicros);
+			args[10 + 5 * i] = limit.penalty().isZero() ? ZERO : ascii(limit.penaltyMicros());
 		}
 		return args;
 	}
@@ -217,17 +219,17 @@ final class LimitScript {
 	}
 
 	/**
-	 * Read a usage reply: used, remaining, reset-after µs and current slice per limit,
-	 * then now µs.
+	 * Read a usage reply: used, remaining, reset-after µs, current slice and penalty left
+	 * µs per limit, then now µs.
 	 */
 	static List<Usage> readUsage(List<Long> reply, List<Limit> limits) {
-		if (reply == null || reply.size() != 4 * limits.size() + 1) {
+		if (reply == null || reply.size() != 5 * limits.size() + 1) {
 			throw new IllegalStateException("Unexpected reply from the rate-limit script: " + reply);
 		}
 		List<Usage> usage = new ArrayList<>(limits.size());
 		for (int i = 0; i < limits.size(); i++) {
-			usage.add(new Usage(limits.get(i), reply.get(4 * i), reply.get(4 * i + 1), micros(reply.get(4 * i + 2)),
-					reply.get(4 * i + 3)));
+			usage.add(new Usage(limits.get(i), reply.get(5 * i), reply.get(5 * i + 1), micros(reply.get(5 * i + 2)),
+					reply.get(5 * i + 3), micros(reply.get(5 * i + 4))));
 		}
 		return usage;
 	}

@@ -64,6 +64,9 @@ class EnginesAgreeIntegrationTests {
 				Limit limit = Limit.of("l" + i, 1 + random.nextInt(20), Duration.ofMillis(1 + random.nextInt(2_000)))
 					.withAlgorithm(algorithms[random.nextInt(algorithms.length)])
 					.withSlices(1 + random.nextInt(30));
+				if (limit.algorithm() != Algorithm.IN_FLIGHT && random.nextInt(3) == 0) {
+					limit = limit.withPenalty(Duration.ofMillis(1 + random.nextInt(2_000)));
+				}
 				if (limits.stream().noneMatch(limit::sameWindowAs)) {
 					limits.add(limit);
 				}

@@ -15,6 +15,9 @@ public abstract class Window {
 	/** The permits counted now, after {@link #load} or {@link #record}. */
 	long used;
 
+	/** The end of the penalty the key serves under this limit, 0 for none. */
+	private long penaltyEnds;
+
 	Window(Limit limit) {
 		this.threshold = limit.threshold();
 	}
@@ -108,6 +111,30 @@ public abstract class Window {
 	 */
 	public long currentSlice(long now) {
 		return -1;
+	}
+
+	/**
+	 * Return whether the key serves a penalty under this limit at {@code now}.
+	 */
+	public boolean penalized(long now) {
+		return this.penaltyEnds > now;
+	}
+
+	/**
+	 * Return the time from {@code now} until the key's penalty ends, 0 when it serves
+	 * none.
+	 */
+	public long penaltyLeft(long now) {
+		return Math.max(0, this.penaltyEnds - now);
+	}
+
+	/**
+	 * Start a penalty of {@code penalty} at {@code now}: the limit rejected a call.
+	 * @return when the penalty ends
+	 */
+	public long penalize(long now, long penalty) {
+		this.penaltyEnds = now + penalty;
+		return this.penaltyEnds;
 	}
 
 	/** Return the time at which the window will count nothing. */
