@@ -480,6 +480,13 @@ public class RateLimitsEndpoint {
 			if (used.currentSlice() >= 0) {
 				row.put("currentSlice", used.currentSlice());
 			}
+			if (!used.limit().penalty().isZero()) {
+				// a caller the limit rejected is refused for this long whatever the
+				// window
+				// holds; a reset lifts it
+				row.put("penalty", periodText(used.limit().penalty()));
+				row.put("penaltyEndsAfterMillis", used.penalty().toMillis());
+			}
 			usage.add(row);
 		}
 		return usage;
@@ -495,6 +502,9 @@ public class RateLimitsEndpoint {
 			Object reset = row.containsKey("resetAfterMillis") ? row.get("resetAfterMillis")
 					: row.get("leaseEndsAfterMillis");
 			if (reset instanceof Number millis && millis.longValue() > 0) {
+				return true;
+			}
+			if (row.get("penaltyEndsAfterMillis") instanceof Number millis && millis.longValue() > 0) {
 				return true;
 			}
 		}

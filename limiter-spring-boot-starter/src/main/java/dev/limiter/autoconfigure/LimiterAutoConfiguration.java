@@ -137,7 +137,7 @@ public final class LimiterAutoConfiguration {
 			named.put(name,
 					new LimitAttributes(name, limit.getThreshold(), limit.getPeriod(), limit.getAlgorithm(),
 							limit.getSlices(), limit.getFailurePolicy(), limit.getLocalThreshold(), limit.getShadow(),
-							plans, limit.getCalendar(), limit.getZone()));
+							plans, limit.getCalendar(), limit.getZone(), limit.getPenalty()));
 		});
 		return new LimitResolver(named, properties.getAlgorithm(), properties.isShadow());
 	}

@@ -283,6 +283,13 @@ public class LimiterProperties implements InitializingBean {
 		private String zone;
 
 		/**
+		 * How long a caller the limit rejects stays refused, on every instance, whatever
+		 * the window holds by then (such as 1h after 5 failed logins in 15m), instead of
+		 * the annotation's; none by default.
+		 */
+		private Duration penalty;
+
+		/**
 		 * Numbers per plan, chosen per call by the annotation's plan expression; a plan
 		 * not listed gets the limit's own numbers.
 		 */
@@ -317,6 +324,14 @@ public class LimiterProperties implements InitializingBean {
 
 		public void setZone(String zone) {
 			this.zone = zone;
+		}
+
+		public Duration getPenalty() {
+			return this.penalty;
+		}
+
+		public void setPenalty(Duration penalty) {
+			this.penalty = penalty;
 		}
 
 		public Map<String, Plan> getPlans() {

@@ -4,6 +4,7 @@ import java.time.Duration;
 
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 
+import dev.limiter.Algorithm;
 import dev.limiter.Limit;
 import dev.limiter.internal.limits.InvalidLimitException;
 import dev.limiter.internal.limits.LimitResolver.Spelling;
@@ -127,6 +128,17 @@ final class LimiterPropertiesValidator {
 		catch (IllegalArgumentException ex) {
 			throw new InvalidConfigurationPropertyValueException(property + ".local-threshold",
 					limit.getLocalThreshold(), ex.getMessage());
+		}
+		try {
+			if (limit.getPenalty() != null) {
+				Limit.of(name, 1, Limit.MIN_PERIOD)
+					.withAlgorithm((limit.getAlgorithm() != null) ? limit.getAlgorithm() : Algorithm.SLIDING_LOG)
+					.withPenalty(limit.getPenalty());
+			}
+		}
+		catch (IllegalArgumentException ex) {
+			throw new InvalidConfigurationPropertyValueException(property + ".penalty", limit.getPenalty(),
+					ex.getMessage());
 		}
 		try {
 			if (limit.getSlices() != null) {

@@ -84,6 +84,9 @@ class RateLimitStartupValidationTests {
 				Arguments.of(MaxWaitNotADuration.class, "maxWait 'soon' is not a duration between 0 and 60s",
 						"Set maxWait"),
 				Arguments.of(NegativeMaxWait.class, "maxWait '-1s' is not a duration", "Set maxWait"),
+				Arguments.of(PenaltyNotADuration.class, "penalty 'an hour' is not a duration", "Set penalty"),
+				Arguments.of(PenaltyOnCallsInFlight.class, "penalty is given to a limit on calls in flight",
+						"Remove penalty (or limiter.limits.<name>.penalty): "),
 				Arguments.of(PlanWithoutPlans.class, "plan ''pro'' is given, but no limit of the method has plans",
 						"Define the plans under limiter.limits"),
 				Arguments.of(TwoAlgorithms.class, "algorithm has 2 values [SLIDING_LOG, TOKEN_BUCKET]",
@@ -137,6 +140,9 @@ class RateLimitStartupValidationTests {
 				Arguments.of("local-threshold=-1", "limiter.limits.x.local-threshold", "was -1"),
 				Arguments.of("failure-policy=sometimes", "limiter.limits.x.failure-policy", "Failed to bind"),
 				Arguments.of("algorithm=fixed-window", "limiter.limits.x.algorithm", "Failed to bind"),
+				Arguments.of("penalty=-1s", "limiter.limits.x.penalty", "was PT-1S"),
+				Arguments.of("penalty=36501d", "limiter.limits.x.penalty", "was PT876024H"),
+				Arguments.of("penalty=soon", "limiter.limits.x.penalty", "Failed to bind"),
 				Arguments.of("slices=0", "limiter.limits.x.slices", "was 0"),
 				Arguments.of("slices=3601", "limiter.limits.x.slices", "was 3601"),
 				Arguments.of("slices=sixty", "limiter.limits.x.slices", "Failed to bind"),
@@ -486,6 +492,24 @@ class RateLimitStartupValidationTests {
 	static class NegativeMaxWait {
 
 		@RateLimit(threshold = 1, maxWait = "-1s")
+		public void call() {
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class PenaltyNotADuration {
+
+		@RateLimit(threshold = 1, penalty = "an hour")
+		public void call() {
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class PenaltyOnCallsInFlight {
+
+		@RateLimit(threshold = 1, algorithm = Algorithm.IN_FLIGHT, penalty = "1m")
 		public void call() {
 		}
 

@@ -294,24 +294,47 @@ public class RateLimitAnnotationParser {
 	}
 
 	private static Duration maxWait(String description, RateLimit annotation) {
-		String text = annotation.maxWait().trim();
-		if (text.isEmpty()) {
-			return Duration.ZERO;
-		}
-		Duration wait;
-		try {
-			wait = DurationStyle.detectAndParse(text);
-		}
-		catch (IllegalArgumentException ex) {
-			wait = null;
-		}
+		Duration wait = duration(annotation.maxWait());
 		if (wait == null || wait.isNegative() || wait.compareTo(MAX_WAIT) > 0) {
 			throw new InvalidRateLimitException(description,
-					"maxWait '" + text + "' is not a duration between 0 and " + MAX_WAIT.toSeconds() + "s",
+					"maxWait '" + annotation.maxWait().trim() + "' is not a duration between 0 and "
+							+ MAX_WAIT.toSeconds() + "s",
 					"Set maxWait to how long a call may wait for its turn, such as maxWait = \"500ms\", or leave it "
 							+ "empty to reject at once.");
 		}
 		return wait;
+	}
+
+	private static Duration penalty(String description, RateLimit annotation) {
+		if (annotation.penalty().isBlank()) {
+			return null;
+		}
+		Duration penalty = duration(annotation.penalty());
+		if (penalty == null || penalty.isNegative()) {
+			throw new InvalidRateLimitException(description,
+					"penalty '" + annotation.penalty().trim() + "' is not a duration",
+					"Set penalty to how long a rejected caller stays refused, such as penalty = \"1h\", or leave it "
+							+ "empty for none.");
+		}
+		return penalty;
+	}
+
+	/**
+	 * Read a duration as the annotation's attributes write it ({@code 500ms}, {@code 1h},
+	 * {@code PT1H}); empty is zero.
+	 * @return the duration, or {@code null} when the text is none
+	 */
+	private static Duration duration(String text) {
+		String trimmed = text.trim();
+		if (trimmed.isEmpty()) {
+			return Duration.ZERO;
+		}
+		try {
+			return DurationStyle.detectAndParse(trimmed);
+		}
+		catch (IllegalArgumentException ex) {
+			return null;
+		}
 	}
 
 	/**
@@ -357,7 +380,7 @@ public class RateLimitAnnotationParser {
 				(algorithms.length == 1) ? algorithms[0] : null,
 				(annotation.slices() != Limit.DEFAULT_SLICES) ? annotation.slices() : null,
 				(policies.length == 1) ? policies[0] : null, annotation.localThreshold(), annotation.shadow(), Map.of(),
-				annotation.calendar(), annotation.zone());
+				annotation.calendar(), annotation.zone(), penalty(description, annotation));
 		try {
 			return this.limits.resolve(declared, Spelling.ANNOTATION);
 		}

@@ -22,10 +22,11 @@ import dev.limiter.FailurePolicy;
  * @param plans the plans' numbers by plan name (named limits only)
  * @param calendar the calendar whose windows count the limit, such as {@code day}
  * @param zone the time zone of the calendar, such as {@code Europe/Berlin}
+ * @param penalty how long a caller the limit rejects stays refused
  */
 public record LimitAttributes(String name, Long threshold, Duration period, Algorithm algorithm, Integer slices,
 		FailurePolicy failurePolicy, Long localThreshold, Boolean shadow, Map<String, Plan> plans, String calendar,
-		String zone) {
+		String zone, Duration penalty) {
 
 	/** No attribute at all. */
 	public static final LimitAttributes NONE = new LimitAttributes("", null, null, null, null, null, null, null,
@@ -36,6 +37,16 @@ public record LimitAttributes(String name, Long threshold, Duration period, Algo
 		plans = (plans != null) ? Map.copyOf(plans) : Map.of();
 		calendar = (calendar != null && !calendar.isBlank()) ? calendar.trim() : null;
 		zone = (zone != null && !zone.isBlank()) ? zone.trim() : null;
+	}
+
+	/**
+	 * What a source says of a limit without a penalty.
+	 */
+	public LimitAttributes(String name, Long threshold, Duration period, Algorithm algorithm, Integer slices,
+			FailurePolicy failurePolicy, Long localThreshold, Boolean shadow, Map<String, Plan> plans, String calendar,
+			String zone) {
+		this(name, threshold, period, algorithm, slices, failurePolicy, localThreshold, shadow, plans, calendar, zone,
+				null);
 	}
 
 	/**

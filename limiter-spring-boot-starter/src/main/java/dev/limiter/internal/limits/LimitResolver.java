@@ -164,6 +164,21 @@ public final class LimitResolver {
 					"Set " + spelling.localThreshold() + " to 0 (the threshold) or to the most calls each instance "
 							+ "admits on its own while Redis is unavailable, at most " + Limit.MAX_THRESHOLD + ".");
 		}
+		Duration penalty = first(configured.penalty(), declared.penalty());
+		if (penalty != null) {
+			try {
+				limit = limit.withPenalty(penalty);
+			}
+			catch (IllegalArgumentException ex) {
+				String given = (configured.penalty() != null) ? "limiter.limits." + name + ".penalty"
+						: spelling.attribute("penalty");
+				throw new InvalidLimitException(ex.getMessage(),
+						(algorithm == Algorithm.IN_FLIGHT) ? "Remove " + given
+								+ ": a call in flight that finds every slot taken waits or retries, it is not abuse."
+								: "Set " + given + " to how long a rejected caller stays refused, such as 1h, at most "
+										+ Limit.MAX_PERIOD.toDays() + " days.");
+			}
+		}
 		boolean shadow = (configured.shadow() != null) ? configured.shadow()
 				: this.defaultShadow || Boolean.TRUE.equals(declared.shadow());
 		Map<String, Limit> plans = new LinkedHashMap<>();

@@ -83,6 +83,26 @@ class LimitResolverTests {
 	}
 
 	@Test
+	void aPenaltyFromYamlWinsOverTheAnnotationsAndOneOnCallsInFlightNamesWhatToRemove() {
+		LimitResolver resolver = new LimitResolver(Map.of("login",
+				new LimitAttributes("login", 5L, Duration.ofMinutes(15), Algorithm.SLIDING_BUCKETS, null, null, null,
+						null, Map.of(), null, null, Duration.ofHours(1)),
+				"exports", new LimitAttributes("exports", 2L, Duration.ofMinutes(1), Algorithm.IN_FLIGHT, null, null,
+						null, null, Map.of(), null, null, Duration.ofMinutes(5))),
+				Algorithm.SLIDING_LOG, false);
+		ResolvedLimit login = resolver.resolve(new LimitAttributes("login", null, null, null, null, null, null, null,
+				Map.of(), null, null, Duration.ofMinutes(10)), Spelling.ANNOTATION);
+		assertThat(login.limit().penalty()).isEqualTo(Duration.ofHours(1));
+		ResolvedLimit declared = this.resolver.resolve(new LimitAttributes("", 3L, Duration.ofSeconds(60), null, null,
+				null, null, null, Map.of(), null, null, Duration.ofMinutes(10)), Spelling.ANNOTATION);
+		assertThat(declared.limit().penalty()).isEqualTo(Duration.ofMinutes(10));
+		assertThatExceptionOfType(InvalidLimitException.class)
+			.isThrownBy(() -> resolver.resolve(declared("exports", null, null, null, null), Spelling.ANNOTATION))
+			.withMessageContaining("penalty is given to a limit on calls in flight (limit 'exports')")
+			.satisfies((ex) -> assertThat(ex.getFix()).startsWith("Remove limiter.limits.exports.penalty: "));
+	}
+
+	@Test
 	void aZoneOrACalendarFromYamlThatCannotApplyNamesTheProperty() {
 		LimitResolver resolver = new LimitResolver(Map.of("berlin",
 				new LimitAttributes("berlin", 5L, Duration.ofMinutes(1), null, null, null, null, null, Map.of(), null,
