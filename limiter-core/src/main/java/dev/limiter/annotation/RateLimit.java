@@ -17,7 +17,7 @@ import dev.limiter.Limit;
  * {@link #period()} per key, counted across every instance of the application.
  * <p>
  * Repeatable: several limits on one method are checked and recorded together. On a class
- * it applies to every handler method of the class.
+ * it applies to every public method of the class.
  *
  * <pre class="code">
  * &#064;RateLimit(period = 30, threshold = 2)

@@ -15,8 +15,7 @@ import org.springframework.security.web.SecurityFilterChain;
  * health: the {@code ratelimits} endpoint's reads name people (a caller's usage, the
  * callers rejected most) and its writes lift limits. A request with credentials is keyed
  * by its user, one without by its client address. This is the configuration
- * docs/operations.md shows, and {@code OperationsGuideSecurityTests} runs its curl
- * session.
+ * docs/operations.md shows, and {@code RateLimitsEndpointTests} runs its curl session.
  */
 @Configuration(proxyBeanMethods = false)
 class SecurityConfiguration {

@@ -107,6 +107,14 @@ class RateLimitsEndpointTests {
 			.toList();
 		assertThat(statements).hasSizeGreaterThan(10);
 		assertThat(statements).allSatisfy((line) -> assertThat(source).contains(line));
+		// and the other way: every statement of the sample's configuration is shown
+		String shown = statements.stream().reduce("", (all, line) -> all + line + "\n");
+		List<String> configured = source.lines()
+			.dropWhile((line) -> !line.startsWith("SecurityFilterChain securityFilterChain"))
+			.filter((line) -> !line.isEmpty() && !line.startsWith("@") && !line.startsWith("//") && !line.equals("}"))
+			.toList();
+		assertThat(configured).hasSizeGreaterThan(10);
+		assertThat(configured).allSatisfy((line) -> assertThat(shown).contains(line));
 	}
 
 	@Test
@@ -194,7 +202,7 @@ class RateLimitsEndpointTests {
 	 */
 	@Test
 	void hostileWritesAreRefusedAndChangeNothing() throws Exception {
-		Object before = redis.command("HGETALL", "limiter:overrides");
+		Object before = redis.command("HGETALL", "sample:overrides");
 		String[][] bodies = { { "{\"threshold\": ", "malformed JSON" }, { "[1, 2]", "not an object" },
 				{ "{\"threshold\": -5}", "negative" }, { "{\"threshold\": 99999999999999999999}", "overflowing" },
 				{ "{\"threshold\": 2147483648}", "past an int" }, { "{\"threshold\": \"ten\"}", "not a number" },
@@ -226,7 +234,7 @@ class RateLimitsEndpointTests {
 			assertThat(override.body()).contains("key: ");
 			assertThat(send("DELETE", "/actuator/ratelimits/search?key=" + key, "admin").statusCode()).isEqualTo(400);
 		}
-		assertThat(redis.command("HGETALL", "limiter:overrides")).as("nothing written").isEqualTo(before);
+		assertThat(redis.command("HGETALL", "sample:overrides")).as("nothing written").isEqualTo(before);
 		assertThat(send("GET", "/actuator/ratelimits/search", "admin").body())
 			.contains("\"source\":\"limiter.limits.search\"");
 		assertThat(statuses("bob", 4)).as("the configured 3 per 10 s").containsExactly(200, 200, 200, 429);

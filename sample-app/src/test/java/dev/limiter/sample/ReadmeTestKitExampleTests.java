@@ -9,14 +9,22 @@ import org.junit.jupiter.api.Test;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The README's test-kit example is {@code GreetingLimitTests} as it runs: every import
- * the example needs to compile, and every line of its test method.
+ * The test-kit example of the README and of the guide is {@code GreetingLimitTests} as it
+ * runs: every import the example needs to compile, and every line of its test method.
  */
 class ReadmeTestKitExampleTests {
 
 	@Test
 	void theReadmesTestExampleHasEveryImportAndLineOfTheTestThatRuns() throws Exception {
-		String readme = Files.readString(Path.of("..", "README.md"));
+		assertIsTheTestThatRuns(Files.readString(Path.of("..", "README.md")));
+	}
+
+	@Test
+	void theGuidesTestExampleHasEveryImportAndLineOfTheTestThatRuns() throws Exception {
+		assertIsTheTestThatRuns(Files.readString(Path.of("..", "docs", "guide.md")));
+	}
+
+	private static void assertIsTheTestThatRuns(String readme) throws Exception {
 		int start = readme.lastIndexOf("```java", readme.indexOf("@LimiterTest"));
 		String example = readme.substring(start + 7, readme.indexOf("```", start + 7));
 		String test = Files.readString(Path.of("src/test/java/dev/limiter/sample/GreetingLimitTests.java"));
