@@ -190,14 +190,24 @@ final class RedisStoreConfiguration {
 								+ "credentials that Redis accepts.",
 						failure);
 			}
-			if (refused(failure) || System.nanoTime() >= deadline) {
+			if (refused(failure) || tlsFailed(failure) != null || System.nanoTime() >= deadline) {
 				break;
 			}
 			// A pause between attempts: a slow Redis is not helped by a tight loop.
 			LockSupport.parkNanos(RETRY_PAUSE.toNanos());
 		}
 		FailurePolicy policy = properties.getFailure().getPolicy();
-		if (refused(failure)) {
+		String tls = tlsFailed(failure);
+		if (tls != null) {
+			// Retrying will not help and silence is not the cause: name the certificate.
+			logger.warn("Limiter cannot reach Redis at startup, the TLS handshake failed ({}): {} until Redis "
+					+ "answers at {} (limiter.failure.policy={}). Make the application trust the certificate "
+					+ "Redis presents: set spring.data.redis.ssl.bundle to an SSL bundle whose trust store holds "
+					+ "the CA that signed it (spring.ssl.bundle.pem.<bundle>.truststore.certificate), and check "
+					+ "that the port is Redis's TLS port", tls, describe(policy), connection.getAddress(),
+					text(policy));
+		}
+		else if (refused(failure)) {
 			logger.warn(
 					"Limiter cannot reach Redis at startup, the connection was refused ({}): {} until Redis "
 							+ "answers at {} (limiter.failure.policy={})",
@@ -265,6 +275,20 @@ final class RedisStoreConfiguration {
 			if (message != null && (message.startsWith("WRONGPASS") || message.startsWith("NOAUTH")
 					|| message.contains("invalid username-password pair") || message.startsWith("ERR AUTH"))) {
 				return message;
+			}
+		}
+		return null;
+	}
+
+	/**
+	 * Return what a failed TLS handshake with Redis said, or {@code null} when the
+	 * failure is another one: an untrusted certificate, a host name it does not name, a
+	 * TLS client on a plain port.
+	 */
+	static String tlsFailed(Throwable failure) {
+		for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+			if (cause instanceof javax.net.ssl.SSLException) {
+				return cause.getClass().getSimpleName() + ": " + cause.getMessage();
 			}
 		}
 		return null;

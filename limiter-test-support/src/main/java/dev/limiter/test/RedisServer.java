@@ -90,6 +90,30 @@ public class RedisServer implements AutoCloseable {
 	}
 
 	/**
+	 * Start a {@code redis-server} that also listens over TLS, with a certificate that
+	 * {@link TlsCertificates} made: {@link #port()} stays a plain port for the test's own
+	 * commands, clients connect to the TLS port. It needs a {@code redis-server} built
+	 * with TLS on the {@code PATH} (Debian's is; the embedded one is not).
+	 * @param tlsPort the TLS port
+	 * @param certificates the server's certificate and key, and the CA of its clients
+	 * @return the running server
+	 */
+	public static RedisServer startTls(int tlsPort, TlsCertificates certificates) {
+		Path binary = onPath();
+		if (binary == null) {
+			throw new IllegalStateException("A Redis over TLS needs a redis-server built with TLS on the PATH "
+					+ "(Debian's redis-server package is); the embedded redis-server has no TLS");
+		}
+		RedisServer server = new RedisServer(binary, freePort(),
+				List.of("--tls-port", Integer.toString(tlsPort), "--tls-cert-file",
+						certificates.serverCertificate().toString(), "--tls-key-file",
+						certificates.serverKey().toString(), "--tls-ca-cert-file", certificates.ca().toString(),
+						"--tls-auth-clients", "no"));
+		server.startProcess();
+		return server;
+	}
+
+	/**
 	 * Return one server for the whole JVM, started on first use and stopped at exit.
 	 * Tests that share it flush it first; tests that break their server start their own.
 	 * @return the shared server
@@ -221,6 +245,14 @@ public class RedisServer implements AutoCloseable {
 	@Override
 	public synchronized void close() {
 		kill();
+		// the server's directory holds its log and dumps: gone with the server, or every
+		// run leaves one per server in the temporary directory
+		try (java.util.stream.Stream<Path> files = Files.walk(this.directory)) {
+			files.sorted(java.util.Comparator.reverseOrder()).forEach((file) -> file.toFile().delete());
+		}
+		catch (IOException ex) {
+			// left behind: the temporary directory's own cleaning removes it
+		}
 	}
 
 	private void signal(String signal) {
