@@ -24,6 +24,8 @@ import io.lettuce.core.codec.ByteArrayCodec;
 import io.netty.util.HashedWheelTimer;
 import io.netty.util.Timeout;
 import io.netty.util.Timer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.script.RedisScript;
 
@@ -43,6 +45,8 @@ import dev.limiter.internal.redis.LimiterConnectionFactories;
  */
 final class LettuceScriptExecutor extends RedisScriptExecutor {
 
+	private static final Logger logger = LoggerFactory.getLogger(LettuceScriptExecutor.class);
+
 	/**
 	 * Judges every call that has no answer when it is due; one daemon thread for every
 	 * executor.
@@ -54,6 +58,20 @@ final class LettuceScriptExecutor extends RedisScriptExecutor {
 	private final long timeoutNanos;
 
 	private final long graceNanos = LimiterConnectionFactories.READ_GRACE.toNanos();
+
+	/**
+	 * How long the connection may stay disconnected before it is replaced by a new one:
+	 * Lettuce's own reconnect attempts come at least every
+	 * {@link LimiterConnectionFactories#MAX_RECONNECT_DELAY} on the limiter's connection,
+	 * each bounded by the timeout and the grace, so a connection still down after one
+	 * delay and one attempt has stopped trying; Lettuce 6.6 was seen to stop after a
+	 * restart of Redis (commands rejected as not connected for as long as a test watched,
+	 * with Redis answering).
+	 */
+	private final long stuckNanos;
+
+	/** When the connection was first seen disconnected, 0 while it is connected. */
+	private volatile long disconnectedSince;
 
 	private volatile EventLoopCatchUp catchUp;
 
@@ -72,12 +90,15 @@ final class LettuceScriptExecutor extends RedisScriptExecutor {
 		this.timeoutNanos = ((factory instanceof LimiterConnectionFactories.DedicatedConnectionFactory dedicated)
 				? dedicated.replyTimeout() : factory.getClientConfiguration().getCommandTimeout())
 			.toNanos();
+		this.stuckNanos = LimiterConnectionFactories.MAX_RECONNECT_DELAY.toNanos() + this.timeoutNanos
+				+ this.graceNanos;
 	}
 
 	LettuceScriptExecutor(RedisScriptingAsyncCommands<byte[], byte[]> commands, Duration timeout) {
 		this.factory = null;
 		this.commands = commands;
 		this.timeoutNanos = timeout.toNanos();
+		this.stuckNanos = Long.MAX_VALUE;
 	}
 
 	/**
@@ -119,7 +140,7 @@ final class LettuceScriptExecutor extends RedisScriptExecutor {
 	}
 
 	private ScriptCall start(RedisScript<?> script, byte[][] keys, byte[][] args) {
-		RedisScriptingAsyncCommands<byte[], byte[]> commands = this.commands;
+		RedisScriptingAsyncCommands<byte[], byte[]> commands = unlessStuck(this.commands);
 		ScriptCall call = call();
 		if (commands != null) {
 			send(call, commands, script, keys, args);
@@ -141,6 +162,48 @@ final class LettuceScriptExecutor extends RedisScriptExecutor {
 		}
 		watch(call, call.redisDueNanos(System.nanoTime()));
 		return call;
+	}
+
+	/**
+	 * Return the connection's commands, or {@code null} when the connection has stayed
+	 * disconnected past {@link #stuckNanos}: it is then closed, and this call connects
+	 * anew, as a call does before the first connection.
+	 */
+	private RedisScriptingAsyncCommands<byte[], byte[]> unlessStuck(
+			RedisScriptingAsyncCommands<byte[], byte[]> commands) {
+		StatefulConnection<byte[], byte[]> connection = this.connection;
+		// A cluster connection stays open while a node is down: its nodes' connections
+		// reconnect on their own, and topology refreshes follow failovers.
+		if (commands == null || connection == null || connection.isOpen()
+				|| connection instanceof StatefulRedisClusterConnection) {
+			if (this.disconnectedSince != 0) {
+				this.disconnectedSince = 0;
+			}
+			return commands;
+		}
+		long now = System.nanoTime();
+		long since = this.disconnectedSince;
+		if (since == 0) {
+			this.disconnectedSince = now;
+			return commands;
+		}
+		if (now - since < this.stuckNanos) {
+			return commands;
+		}
+		synchronized (this.connectLock) {
+			if (this.connection != connection) {
+				return this.commands;
+			}
+			this.connection = null;
+			this.commands = null;
+			this.connecting = null;
+			this.disconnectedSince = 0;
+		}
+		logger.warn("Limiter's Redis connection has been disconnected for {} ms, longer than Lettuce takes to "
+				+ "reconnect: it is replaced by a new connection (which asks a Sentinel for the current master)",
+				TimeUnit.NANOSECONDS.toMillis(now - since));
+		connection.closeAsync();
+		return null;
 	}
 
 	private ScriptCall call() {
