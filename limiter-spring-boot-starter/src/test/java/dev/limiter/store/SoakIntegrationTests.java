@@ -5,6 +5,7 @@ import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
@@ -13,12 +14,19 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
+import dev.limiter.Algorithm;
 import dev.limiter.Decision;
 import dev.limiter.Limit;
 import dev.limiter.RateLimiter;
+import dev.limiter.internal.limits.LimitOverrides;
+import dev.limiter.internal.limits.LimitOverrides.NamedOverride;
+import dev.limiter.internal.limits.LimitOverrides.Numbers;
+import dev.limiter.internal.limits.LimitResolver;
+import dev.limiter.internal.limits.OverrideStore;
 import dev.limiter.test.RedisSentinels;
 import dev.limiter.test.RedisServer;
 
@@ -30,8 +38,11 @@ import static org.assertj.core.api.Assertions.assertThat;
  * replica is restarted, the master is killed and fails over, and the former master is
  * restarted. Sampled every thirtieth of the run: the heap after a full GC, the live
  * threads, Redis's used memory and key count. At the end, the admissions Redis decided,
- * by its clock, against the exact oracle. Run with {@code -Psoak}; the figures are in
- * docs/operations.md.
+ * by its clock, against the exact oracle. Beside the load: a call in flight whose slot
+ * its lease renewals must keep (another instance finds it taken at every sample, and free
+ * once it ends), one until the failover and one after it, and an override of a named
+ * limit and of callers written by one instance at every sample, which the other must
+ * apply. Run with {@code -Psoak}; the figures are in docs/operations.md.
  */
 @Tag("soak")
 class SoakIntegrationTests {
@@ -41,6 +52,12 @@ class SoakIntegrationTests {
 	private static final Limit LIMIT = Limit.of("soak", 5, Duration.ofSeconds(1));
 
 	private static final int KEYS = 50;
+
+	/**
+	 * One slot, held by a call that lasts the whole run; its lease renewed every 10 s.
+	 */
+	private static final Limit HELD = Limit.of("soak-held", 1, Duration.ofSeconds(30))
+		.withAlgorithm(Algorithm.IN_FLIGHT);
 
 	private static final int THREADS_PER_INSTANCE = 2;
 
@@ -85,16 +102,47 @@ class SoakIntegrationTests {
 						thread.start();
 					}
 				}
+				RateLimiter firstLimiter = first.getBean(RateLimiter.class);
+				RateLimiter secondLimiter = second.getBean(RateLimiter.class);
+				Decision longCall = firstLimiter.acquire("soak-held", HELD);
+				assertThat(longCall.isAllowed()).isTrue();
+				OverrideStore overrides = first.getBean(OverrideStore.class);
+				LimitOverrides applied = second.getBean(LimitResolver.class).overrides();
+				List<String> lost = new ArrayList<>();
 				long start = System.nanoTime();
 				long step = RUN.toNanos() / 30;
 				List<String> events = new ArrayList<>();
 				for (int i = 1; i <= 30; i++) {
+					try {
+						overrides.setNamed("soak-override", new NamedOverride(new Numbers(100L + i, null), Map.of()));
+						overrides.setCaller("soak-override", "k" + (i % 5), new Numbers((long) i, null));
+					}
+					catch (RuntimeException ex) {
+						events.add("override " + i + " not written (" + ex.getClass().getSimpleName() + ")");
+					}
 					sleepUntil(start + i * step);
+					// the first long call spans the replica's restart, the second runs
+					// from
+					// after the failover to the end (the former master comes back empty,
+					// and a failover loses what Redis loses: the oracle's bound says how
+					// much)
+					if (i != 16) {
+						Decision probe = secondLimiter.acquire("soak-held", HELD);
+						if (probe.isAllowed() && !probe.isDegraded()) {
+							secondLimiter.finish(probe);
+							lost.add("the long call's slot was free at " + minutes(start));
+						}
+					}
+					else {
+						longCall = firstLimiter.acquire("soak-held", HELD);
+						assertThat(longCall.isAllowed()).as("the second long call").isTrue();
+					}
 					if (i == 8) {
 						redis.replica().restart();
 						events.add("replica restarted at " + minutes(start));
 					}
 					if (i == 15) {
+						assertThat(firstLimiter.finish(longCall)).as("the first long call ends").isTrue();
 						RedisServer former = redis.master();
 						former.kill();
 						redis.awaitMasterOtherThan(former, Duration.ofSeconds(60));
@@ -106,6 +154,17 @@ class SoakIntegrationTests {
 				}
 				this.running.set(false);
 				assertThat(stopped.await(30, TimeUnit.SECONDS)).isTrue();
+				assertThat(lost).as("a call in flight for half the run keeps its slot").isEmpty();
+				assertThat(firstLimiter.finish(longCall)).isTrue();
+				Decision after = secondLimiter.acquire("soak-held", HELD);
+				assertThat(after.isAllowed()).as("the slot is free once the call ends").isTrue();
+				secondLimiter.finish(after);
+				Awaitility.await()
+					.atMost(Duration.ofSeconds(15))
+					.untilAsserted(() -> assertThat(applied.named().get("soak-override"))
+						.as("the last override, applied by the other instance")
+						.isEqualTo(new NamedOverride(new Numbers(130L, null), Map.of())));
+				assertThat(applied.callers().get("soak-override")).as("the callers' overrides").hasSize(5);
 				long overAdmission = overAdmission();
 				System.out.printf(
 						"soak, %d min: %d calls, %d rejected, %d decided by the policy, %d errors, slowest %d ms; "
