@@ -562,6 +562,9 @@ public class RateLimitsEndpoint {
 		if (limit.zone() != null) {
 			described.put("zone", limit.zone().getId());
 		}
+		if (!limit.penalty().isZero()) {
+			described.put("penalty", periodText(limit.penalty()));
+		}
 		FailurePolicy policy = (limit.failurePolicy() != null) ? limit.failurePolicy() : this.defaultPolicy;
 		described.put("failurePolicy", policy.name().toLowerCase(java.util.Locale.ROOT).replace('_', '-'));
 		described.put("shadow", operation.isShadow(limit));

@@ -17,6 +17,7 @@ import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.http.HttpStatus;
+import org.springframework.mock.web.MockHttpServletResponse;
 import org.springframework.test.web.servlet.MockMvc;
 import org.springframework.test.web.servlet.request.MockHttpServletRequestBuilder;
 import org.springframework.test.web.servlet.setup.MockMvcBuilders;
@@ -60,7 +61,13 @@ class CountingWebIntegrationTests {
 		this.contextRunner.run((context) -> {
 			MockMvc mvc = mvc(context);
 			for (int i = 0; i < 3 + 5; i++) {
-				assertThat(statuses(mvc, get("/upstream").param("fail", "true"))).containsExactly(503);
+				MockHttpServletResponse failed = WebTests.call(mvc, get("/upstream").param("fail", "true"));
+				assertThat(failed.getStatus()).isEqualTo(503);
+				// written at admission, before the method ran: the call itself counts,
+				// the
+				// refunds before it show
+				assertThat(failed.getHeader("RateLimit")).as("headers of refunded call %d", i + 1)
+					.isEqualTo("\"default\";r=2;t=60");
 			}
 			assertThat(statuses(mvc, get("/upstream"), get("/upstream"), get("/upstream"), get("/upstream")))
 				.containsExactly(200, 200, 200, 429);
@@ -108,7 +115,10 @@ class CountingWebIntegrationTests {
 		this.contextRunner.run((context) -> {
 			MockMvc mvc = mvc(context);
 			for (int i = 0; i < 5; i++) {
-				assertThat(WebTests.call(mvc, get("/shadowed")).getStatus()).isEqualTo(200);
+				MockHttpServletResponse response = WebTests.call(mvc, get("/shadowed"));
+				assertThat(response.getStatus()).isEqualTo(200);
+				assertThat(response.getHeaderNames()).as("a shadow limit sends no quota headers, admitting or not")
+					.noneMatch((name) -> name.toLowerCase(java.util.Locale.ROOT).contains("ratelimit"));
 			}
 			MeterRegistry registry = context.getBean(MeterRegistry.class);
 			assertThat(registry.get(LimiterMetrics.DECISIONS)
