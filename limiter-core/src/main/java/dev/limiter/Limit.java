@@ -423,7 +423,11 @@ public final class Limit {
 			String unit = this.calendar.name().toLowerCase(java.util.Locale.ROOT);
 			return unit.substring(0, unit.length() - 1);
 		}
-		return this.period.toString().substring(2).toLowerCase(java.util.Locale.ROOT);
+		return text(this.period);
+	}
+
+	private static String text(Duration duration) {
+		return duration.toString().substring(2).toLowerCase(java.util.Locale.ROOT);
 	}
 
 	@Override
@@ -437,8 +441,7 @@ public final class Limit {
 		if (this.algorithm == Algorithm.IN_FLIGHT) {
 			return "'" + this.name + "' (" + this.threshold + " in flight, lease " + periodText() + ")";
 		}
-		String penalty = this.penalty.isZero() ? ""
-				: ", penalty " + this.penalty.toString().substring(2).toLowerCase(java.util.Locale.ROOT);
+		String penalty = this.penalty.isZero() ? "" : ", penalty " + text(this.penalty);
 		return "'" + this.name + "' (" + this.threshold + " per " + periodText() + counted + penalty + ")";
 	}
 

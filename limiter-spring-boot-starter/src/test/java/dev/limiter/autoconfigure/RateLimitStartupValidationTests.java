@@ -85,6 +85,8 @@ class RateLimitStartupValidationTests {
 						"Set maxWait"),
 				Arguments.of(NegativeMaxWait.class, "maxWait '-1s' is not a duration", "Set maxWait"),
 				Arguments.of(PenaltyNotADuration.class, "penalty 'an hour' is not a duration", "Set penalty"),
+				Arguments.of(HugePenalty.class, "penalty must be between 0 (none) and 36500 days",
+						"Set penalty (or limiter.limits.<name>.penalty) to how long a rejected caller stays refused"),
 				Arguments.of(PenaltyOnCallsInFlight.class, "penalty is given to a limit on calls in flight",
 						"Remove penalty (or limiter.limits.<name>.penalty): "),
 				Arguments.of(PlanWithoutPlans.class, "plan ''pro'' is given, but no limit of the method has plans",
@@ -501,6 +503,15 @@ class RateLimitStartupValidationTests {
 	static class PenaltyNotADuration {
 
 		@RateLimit(threshold = 1, penalty = "an hour")
+		public void call() {
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class HugePenalty {
+
+		@RateLimit(threshold = 1, penalty = "99999999d")
 		public void call() {
 		}
 

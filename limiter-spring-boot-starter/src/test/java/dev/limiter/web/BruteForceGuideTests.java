@@ -124,6 +124,16 @@ class BruteForceGuideTests {
 	}
 
 	@Test
+	void theReadmesExampleIsTheGuidesOne() throws Exception {
+		String readme = Files.readString(Path.of("..", "README.md"));
+		int javaStart = section.indexOf("```java");
+		int yamlEnd = section.indexOf("```", section.indexOf("```yaml") + 7) + 3;
+		String java = section.substring(javaStart, section.indexOf("```", javaStart + 7) + 3);
+		String yaml = section.substring(section.indexOf("```yaml"), yamlEnd);
+		assertThat(readme).contains(java).contains(yaml);
+	}
+
+	@Test
 	void theGuidesAnnotationIsTheOneTested() throws Exception {
 		int javaStart = section.indexOf("```java") + 7;
 		String java = section.substring(javaStart, section.indexOf("```", javaStart));
