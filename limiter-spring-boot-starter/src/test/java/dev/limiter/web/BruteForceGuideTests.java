@@ -91,11 +91,11 @@ class BruteForceGuideTests {
 		HttpResponse<String> sixth = login(0, "ann", "secret");
 		assertThat(sixth.statusCode()).isEqualTo(429);
 		assertThat(sixth.headers().firstValue("Retry-After")).hasValue("3600");
-		long scripts = scriptCalls();
+		long scripts = redis.scriptCalls();
 		for (int i = 0; i < 20; i++) {
 			assertThat(login(0, "ann", "guess").statusCode()).isEqualTo(429);
 		}
-		assertThat(scriptCalls()).as("refused attempts answered by the rejection cache, without Redis")
+		assertThat(redis.scriptCalls()).as("refused attempts answered by the rejection cache, without Redis")
 			.isEqualTo(scripts);
 		HttpResponse<String> elsewhere = login(1, "ann", "secret");
 		assertThat(elsewhere.statusCode()).as("the other instance keeps the penalty").isEqualTo(429);
@@ -146,20 +146,6 @@ class BruteForceGuideTests {
 
 	private static HttpResponse<String> login(int instance, String username, String password) throws Exception {
 		return send(instance, "POST", "/login?username=" + username + "&password=" + password);
-	}
-
-	/** The script calls Redis has run: the limiter's decisions. */
-	private static long scriptCalls() {
-		String stats = String.valueOf(redis.command("INFO", "commandstats"));
-		long calls = 0;
-		for (String command : new String[] { "cmdstat_evalsha:calls=", "cmdstat_eval:calls=" }) {
-			int at = stats.indexOf(command);
-			if (at >= 0) {
-				int start = at + command.length();
-				calls += Long.parseLong(stats.substring(start, stats.indexOf(',', start)));
-			}
-		}
-		return calls;
 	}
 
 	private static RateLimitsEndpoint endpoint(int instance) {

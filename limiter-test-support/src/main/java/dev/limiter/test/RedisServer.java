@@ -186,7 +186,7 @@ public class RedisServer implements AutoCloseable {
 		long calls = 0;
 		for (String line : stats.split("\r?\n")) {
 			if (line.startsWith("cmdstat_evalsha:") || line.startsWith("cmdstat_eval:")) {
-				calls += Long.parseLong(line.replaceAll(".*calls=(\\d+).*", "$1"));
+				calls += Long.parseLong(line.replaceAll("^[^:]*:calls=(\\d+),.*", "$1"));
 			}
 		}
 		return calls;
