@@ -17,7 +17,10 @@ import tools.jackson.databind.json.JsonMapper;
  * An OpenAI-compatible chat completions server on a free loopback port (the JDK's
  * {@code HttpServer}): every answer is "Hello there" and reports 12 prompt and 30
  * completion tokens, in the response's {@code usage} or in a stream's last chunk; it
- * counts the requests that reached it and the tokens it served.
+ * counts the requests that reached it and the tokens it served. Given a quota of tokens
+ * ({@link #quota}), it keeps it as OpenAI does, a bucket refilled continuously: every
+ * answer says what is left in {@code x-ratelimit-remaining-tokens} and
+ * {@code x-ratelimit-reset-tokens}, and a request beyond it is a 429.
  */
 final class FakeOpenAi implements AutoCloseable {
 
@@ -36,13 +39,68 @@ final class FakeOpenAi implements AutoCloseable {
 	/** What the client sent back as the results of the tools the model asked for. */
 	final java.util.List<String> toolResults = new java.util.concurrent.CopyOnWriteArrayList<>();
 
+	/** The requests answered 429 because the quota of tokens had no room. */
+	final AtomicInteger rejected = new AtomicInteger();
+
 	private final HttpServer server;
+
+	private long quota;
+
+	private long windowNanos;
+
+	private double available;
+
+	private long refilledAt;
 
 	FakeOpenAi() throws IOException {
 		this.server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
 		this.server.createContext("/v1/chat/completions", this::answer);
 		this.server.setExecutor(Executors.newCachedThreadPool());
 		this.server.start();
+	}
+
+	/**
+	 * Keep a quota of tokens from now on, full.
+	 * @param tokens the tokens of a window
+	 * @param window the time in which the bucket refills from empty
+	 */
+	synchronized void quota(long tokens, java.time.Duration window) {
+		this.quota = tokens;
+		this.windowNanos = window.toNanos();
+		this.available = tokens;
+		this.refilledAt = System.nanoTime();
+	}
+
+	/** Take an answer's tokens from the quota, or say how long until they fit. */
+	private synchronized boolean take(HttpExchange exchange) {
+		if (this.quota == 0) {
+			return true;
+		}
+		long now = System.nanoTime();
+		this.available = Math.min(this.quota,
+				this.available + (now - this.refilledAt) * (double) this.quota / this.windowNanos);
+		this.refilledAt = now;
+		boolean fits = this.available >= TOTAL_TOKENS;
+		if (fits) {
+			this.available -= TOTAL_TOKENS;
+		}
+		double missing = Math.max(0, Math.min(this.quota, TOTAL_TOKENS) - this.available);
+		long resetMillis = (long) Math.ceil(missing * this.windowNanos / this.quota / 1_000_000);
+		exchange.getResponseHeaders().set("x-ratelimit-limit-tokens", Long.toString(this.quota));
+		exchange.getResponseHeaders()
+			.set("x-ratelimit-remaining-tokens", Long.toString((long) Math.floor(this.available)));
+		exchange.getResponseHeaders().set("x-ratelimit-reset-tokens", goDuration(resetMillis));
+		return fits;
+	}
+
+	/** A duration as OpenAI writes it, in Go's form: {@code 1m2.5s}, {@code 120ms}. */
+	private static String goDuration(long millis) {
+		if (millis < 1_000) {
+			return millis + "ms";
+		}
+		long minutes = millis / 60_000;
+		String seconds = java.math.BigDecimal.valueOf(millis % 60_000, 3).stripTrailingZeros().toPlainString();
+		return ((minutes > 0) ? minutes + "m" : "") + seconds + "s";
 	}
 
 	String baseUrl() {
@@ -52,6 +110,17 @@ final class FakeOpenAi implements AutoCloseable {
 	private void answer(HttpExchange exchange) throws IOException {
 		Map<?, ?> request = json.readValue(exchange.getRequestBody().readAllBytes(), Map.class);
 		this.requests.incrementAndGet();
+		if (!take(exchange)) {
+			this.rejected.incrementAndGet();
+			byte[] body = "{\"error\":{\"message\":\"Rate limit reached for tokens per min\",\"type\":\"tokens\"}}"
+				.getBytes(StandardCharsets.UTF_8);
+			exchange.getResponseHeaders().set("Content-Type", "application/json");
+			exchange.sendResponseHeaders(429, body.length);
+			try (OutputStream out = exchange.getResponseBody()) {
+				out.write(body);
+			}
+			return;
+		}
 		if (Boolean.TRUE.equals(request.get("stream"))) {
 			exchange.getResponseHeaders().set("Content-Type", "text/event-stream");
 			exchange.sendResponseHeaders(200, 0);

@@ -12,6 +12,7 @@ import java.time.LocalDate;
 import java.time.ZoneId;
 import java.time.ZonedDateTime;
 import java.util.List;
+import java.util.Map;
 
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.WebApplicationType;
@@ -22,9 +23,12 @@ import org.springframework.boot.web.server.context.WebServerApplicationContext;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
+import org.springframework.core.env.MapPropertySource;
 import org.springframework.core.env.PropertySource;
 import org.springframework.core.io.ByteArrayResource;
 
+import dev.limiter.internal.client.OutgoingQuota;
+import dev.limiter.internal.client.OutgoingQuotas;
 import dev.limiter.test.RedisServer;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -81,11 +85,61 @@ class ReadmeTests {
 	}
 
 	@Test
+	void theReadmesProviderQuotaChargesAnAnswerOverHttpItsUsage() throws Exception {
+		redis.flushAll();
+		String readme = Files.readString(Path.of("README.md"));
+		String section = readme.substring(readme.indexOf("## The provider's quota"));
+		List<PropertySource<?>> sources = new YamlPropertySourceLoader().load("readme",
+				new ByteArrayResource(block(section, "yaml").getBytes(StandardCharsets.UTF_8)));
+		try (FakeOpenAi openAi = new FakeOpenAi();
+				ConfigurableApplicationContext app = new SpringApplicationBuilder(AssistantApplication.class)
+					.web(WebApplicationType.SERVLET)
+					.initializers((context) -> {
+						sources.forEach(context.getEnvironment().getPropertySources()::addFirst);
+						// the one change: the provider is the fake on the loopback
+						// address
+						context.getEnvironment()
+							.getPropertySources()
+							.addFirst(
+									new MapPropertySource("fake", Map.of("limiter.clients.openai.hosts", "127.0.0.1")));
+					})
+					.properties("server.port=0", "server.address=127.0.0.1",
+							"spring.ai.openai.base-url=" + openAi.baseUrl(), "spring.ai.openai.api-key=test",
+							"spring.ai.openai.chat.model=gpt-fake", "spring.ai.openai.max-retries=0",
+							"spring.data.redis.host=" + redis.host(), "spring.data.redis.port=" + redis.port())
+					.run()) {
+			int port = ((WebServerApplicationContext) app).getWebServer().getPort();
+			assertThat(ask(port).statusCode()).as("a first call, which loads the scripts").isEqualTo(200);
+			long scriptCalls = redis.scriptCalls();
+			HttpResponse<String> response = ask(port);
+			assertThat(response.statusCode()).isEqualTo(200);
+			assertThat(response.body()).isEqualTo("Hello there");
+			OutgoingQuotas quotas = app.getBean(OutgoingQuotas.class);
+			OutgoingQuota quota = quotas.forHost("127.0.0.1");
+			assertThat(quota.limit().threshold()).isEqualTo(500);
+			assertThat(quota.tokens().threshold()).isEqualTo(200_000);
+			assertThat(redis.scriptCalls() - scriptCalls)
+				.as("the tokens reserved, the request's turn, the turn counted from the answer, the tokens settled")
+				.isEqualTo(4);
+			assertThat(openAi.requests).hasValue(2);
+		}
+	}
+
+	@Test
 	void theGuidesYamlIsTheReadmes() throws Exception {
 		String guide = Files.readString(Path.of("../docs/guide.md"));
 		String section = guide.substring(guide.indexOf("### Token budgets for Spring AI"));
 		assertThat(block(section, "yaml").strip())
 			.isEqualTo(block(Files.readString(Path.of("README.md")), "yaml").strip());
+	}
+
+	@Test
+	void theGuidesProviderQuotaIsTheReadmes() throws Exception {
+		String guide = Files.readString(Path.of("../docs/guide.md"));
+		String section = guide.substring(guide.indexOf("The provider's own quota"));
+		String readme = Files.readString(Path.of("README.md"));
+		assertThat(block(section, "yaml").strip())
+			.isEqualTo(block(readme.substring(readme.indexOf("## The provider's quota")), "yaml").strip());
 	}
 
 	private static HttpResponse<String> ask(int port) throws Exception {

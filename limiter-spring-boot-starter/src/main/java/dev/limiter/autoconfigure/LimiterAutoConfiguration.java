@@ -118,7 +118,7 @@ public final class LimiterAutoConfiguration {
 			Algorithm algorithm = (client.getAlgorithm() != null) ? client.getAlgorithm() : properties.getAlgorithm();
 			Limit limit = Limit.of(name, client.getThreshold(), client.getPeriod()).withAlgorithm(algorithm);
 			List<String> hosts = client.getHosts().stream().filter((host) -> host != null && !host.isBlank()).toList();
-			quotas.add(new OutgoingQuota(name, hosts, limit, client.getMaxWait(), time::nanoTime));
+			quotas.add(new OutgoingQuota(name, hosts, limit, client.getTokens(), client.getMaxWait(), time::nanoTime));
 		});
 		return new OutgoingQuotas(rateLimiter, quotas, time);
 	}

@@ -380,6 +380,14 @@ public class LimiterProperties implements InitializingBean {
 		 */
 		private Duration maxWait = Duration.ofSeconds(30);
 
+		/**
+		 * Most tokens the upstream's answers may use in any period, across every instance
+		 * (a model provider's tokens per minute): each request reserves an estimate and
+		 * is charged the usage its answer reports, where a module such as
+		 * limiter-spring-ai reads it.
+		 */
+		private Long tokens;
+
 		public List<String> getHosts() {
 			return this.hosts;
 		}
@@ -418,6 +426,14 @@ public class LimiterProperties implements InitializingBean {
 
 		public void setMaxWait(Duration maxWait) {
 			this.maxWait = maxWait;
+		}
+
+		public Long getTokens() {
+			return this.tokens;
+		}
+
+		public void setTokens(Long tokens) {
+			this.tokens = tokens;
 		}
 
 	}

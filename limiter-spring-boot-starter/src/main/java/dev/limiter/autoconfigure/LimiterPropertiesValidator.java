@@ -98,6 +98,19 @@ final class LimiterPropertiesValidator {
 			throw new InvalidConfigurationPropertyValueException(property + ".max-wait", client.getMaxWait(),
 					"Set how long a request may wait for its turn, 0 or more, such as 30s.");
 		}
+		if (client.getTokens() != null) {
+			if (client.getAlgorithm() == Algorithm.IN_FLIGHT) {
+				throw new InvalidConfigurationPropertyValueException(property + ".tokens", client.getTokens(),
+						"Tokens are a quota per time; give them a client of their own that is not in-flight.");
+			}
+			try {
+				Limit.of(name, client.getTokens(), Limit.MIN_PERIOD);
+			}
+			catch (IllegalArgumentException ex) {
+				throw new InvalidConfigurationPropertyValueException(property + ".tokens", client.getTokens(),
+						ex.getMessage());
+			}
+		}
 	}
 
 	static void validate(String name, LimiterProperties.NamedLimit limit) {

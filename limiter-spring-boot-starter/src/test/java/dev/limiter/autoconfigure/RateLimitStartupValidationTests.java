@@ -202,6 +202,28 @@ class RateLimitStartupValidationTests {
 	}
 
 	@Test
+	void aClientsTokensThatAreNoQuotaStopTheStartNamingTheProperty() {
+		String client = "limiter.clients.openai.";
+		this.contextRunner
+			.withPropertyValues(client + "hosts=api.openai.com", client + "threshold=500", client + "period=1m",
+					client + "tokens=0")
+			.run((context) -> assertThat(context).hasFailed()
+				.getFailure()
+				.hasStackTraceContaining("limiter.clients.openai.tokens"));
+		this.contextRunner
+			.withPropertyValues(client + "hosts=api.openai.com", client + "threshold=5", client + "period=1m",
+					client + "algorithm=in-flight", client + "tokens=30000")
+			.run((context) -> assertThat(context).hasFailed()
+				.getFailure()
+				.hasStackTraceContaining("limiter.clients.openai.tokens")
+				.hasStackTraceContaining("Tokens are a quota per time"));
+		this.contextRunner
+			.withPropertyValues(client + "hosts=api.openai.com", client + "threshold=500", client + "period=1m",
+					client + "tokens=30000")
+			.run((context) -> assertThat(context).hasNotFailed());
+	}
+
+	@Test
 	void theStoresBoundsDefaultToTheEnginesOwn() {
 		LimiterProperties properties = new LimiterProperties();
 		assertThat(properties.getMemory().getMaximumKeys()).isEqualTo(InMemoryRateLimiter.DEFAULT_MAXIMUM_KEYS);

@@ -22,6 +22,10 @@ import dev.limiter.RateLimiter;
  * call may wait for its turn. A call asks for one permit; a rejection is waited out for
  * its exact retry-after while it fits in the wait, and beyond it the call is not sent.
  * <p>
+ * A quota of tokens beside it (a model provider's tokens per minute) is counted under
+ * {@code c:<name>:tokens} with the token bucket, as such providers replenish them: a call
+ * reserves an estimate before it is sent and is charged its answer's usage after.
+ * <p>
  * What the upstream says of its own quota (a 429 or 503 with {@code Retry-After}, or
  * headers that say none is left) holds this instance's calls until the time given.
  */
@@ -44,6 +48,9 @@ public final class OutgoingQuota {
 	private volatile List<Limit> limits;
 
 	private final Duration maxWait;
+
+	/** The tokens calls are paced under, or {@code null}. */
+	private final List<Limit> tokens;
 
 	private final String key;
 
@@ -76,6 +83,22 @@ public final class OutgoingQuota {
 	 * @param nanos the monotonic clock of holds
 	 */
 	public OutgoingQuota(String name, List<String> hosts, Limit limit, Duration maxWait, LongSupplier nanos) {
+		this(name, hosts, limit, null, maxWait, nanos);
+	}
+
+	/**
+	 * Create a quota of requests and of the tokens their answers use.
+	 * @param name the client's name, such as {@code openai}
+	 * @param hosts the host names whose requests count
+	 * @param limit the upstream's quota of requests, which calls are paced under
+	 * @param tokens the upstream's tokens in the same period, or {@code null}
+	 * @param maxWait how long a call may wait for its turn
+	 * @param nanos the monotonic clock of holds
+	 */
+	public OutgoingQuota(String name, List<String> hosts, Limit limit, Long tokens, Duration maxWait,
+			LongSupplier nanos) {
+		this.tokens = (tokens != null)
+				? List.of(Limit.of(name, tokens, paced(limit.period())).withAlgorithm(Algorithm.TOKEN_BUCKET)) : null;
 		this.name = name;
 		this.hosts = hosts.stream().map((host) -> host.trim().toLowerCase(Locale.ROOT)).toList();
 		this.configured = limit;
@@ -105,6 +128,22 @@ public final class OutgoingQuota {
 
 	public Duration maxWait() {
 		return this.maxWait;
+	}
+
+	/**
+	 * Return the limit of tokens calls are paced under, over a paced window.
+	 * @return the limit, or {@code null} when the quota counts requests only
+	 */
+	public Limit tokens() {
+		return (this.tokens != null) ? this.tokens.get(0) : null;
+	}
+
+	/**
+	 * Return the key the quota's tokens are counted under, on every instance.
+	 * @return the key
+	 */
+	public String tokensKey() {
+		return this.key + ":tokens";
 	}
 
 	/**
@@ -138,6 +177,16 @@ public final class OutgoingQuota {
 	 */
 	public Decision ask(RateLimiter limiter) {
 		return limiter.acquire(this.key, 1, this.limits);
+	}
+
+	/**
+	 * Reserve tokens, blocking.
+	 * @param limiter the limiter
+	 * @param estimate the tokens the call may use
+	 * @return the decision
+	 */
+	public Decision askTokens(RateLimiter limiter, long estimate) {
+		return limiter.acquire(tokensKey(), estimate, this.tokens);
 	}
 
 	/**
@@ -175,6 +224,22 @@ public final class OutgoingQuota {
 				"Calls to '" + this.name + "' " + this.hosts + " wait for their turn at most " + text(this.maxWait)
 						+ "; the next turn is in " + rejection.retryAfterSeconds() + "s",
 				this.key, rejection);
+	}
+
+	/**
+	 * Return the failure of a call whose estimate is more tokens than the whole quota: it
+	 * could never have its turn, so it is not sent.
+	 * @param estimate the tokens the call may use
+	 * @return the exception
+	 */
+	public RateLimitUnavailableException tooManyTokens(long estimate) {
+		Limit tokens = tokens();
+		long now = System.currentTimeMillis() * 1_000;
+		Decision rejection = Decision.rejected(tokens, 0, tokens.period(), tokens.period(), now);
+		return new RateLimitUnavailableException("A call to '" + this.name + "' " + this.hosts + " may use " + estimate
+				+ " tokens, more than the " + tokens.threshold() + " per " + text(this.configured.period())
+				+ " of limiter.clients." + this.name + ".tokens; ask for fewer tokens (the call's maximum)",
+				tokensKey(), rejection);
 	}
 
 	/**

@@ -5,6 +5,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.function.Supplier;
 import java.util.function.UnaryOperator;
 
 import org.slf4j.Logger;
@@ -106,11 +107,24 @@ public final class OutgoingQuotas {
 	 * @param headers the response's headers by name
 	 */
 	public void learn(OutgoingQuota quota, int status, UnaryOperator<String> headers) {
+		learn(quota, status, headers, 1);
+	}
+
+	/**
+	 * Hold a client if its upstream's response says its quota is used up, or has fewer
+	 * tokens left than a call like this one reserves, here and, through the store, on
+	 * every instance.
+	 * @param quota the client's quota
+	 * @param status the response's status
+	 * @param headers the response's headers by name
+	 * @param tokens the tokens the call reserved, at least 1
+	 */
+	public void learn(OutgoingQuota quota, int status, UnaryOperator<String> headers, long tokens) {
 		if (status == 429 || status == 503) {
 			this.listener.upstreamRejected(quota.name(), status);
 		}
 		long now = System.currentTimeMillis();
-		UpstreamHold hold = UpstreamHold.of(status, headers, now);
+		UpstreamHold hold = UpstreamHold.of(status, headers, now, tokens);
 		if (hold != null && quota.hold(hold.duration(), hold.source())) {
 			this.holds.announce(quota.name(), now + hold.duration().toMillis());
 		}
@@ -130,6 +144,48 @@ public final class OutgoingQuotas {
 	 * {@code max-wait}, or the thread is interrupted
 	 */
 	public Decision awaitTurn(OutgoingQuota quota) {
+		return await(quota, () -> quota.ask(this.rateLimiter));
+	}
+
+	/**
+	 * Wait on the calling thread until the tokens a request may use are reserved under
+	 * its quota, as {@link #awaitTurn} waits for its turn; settle them with
+	 * {@link #settleTokens} once its answer says what it used.
+	 * @param quota the request's quota, which counts tokens
+	 * @param estimate the tokens the request may use: its prompt and its answer's bound
+	 * @return the decision that reserved them
+	 * @throws dev.limiter.RateLimitUnavailableException if the estimate is more than the
+	 * whole quota, or no reservation fits within {@code max-wait}
+	 */
+	public Decision awaitTokens(OutgoingQuota quota, long estimate) {
+		if (estimate > quota.tokens().threshold()) {
+			this.listener.refused(quota.name());
+			throw quota.tooManyTokens(estimate);
+		}
+		return await(quota, () -> quota.askTokens(this.rateLimiter, Math.max(1, estimate)));
+	}
+
+	/**
+	 * Charge a request's reservation of tokens what its answer used: the difference is
+	 * added, or given back. A store that cannot answer leaves the reservation counted.
+	 * @param reservation the decision of {@link #awaitTokens}
+	 * @param reserved the tokens it reserved
+	 * @param used the tokens the answer used, 0 when the upstream answered none
+	 */
+	public void settleTokens(Decision reservation, long reserved, long used) {
+		long difference = used - Math.max(1, reserved);
+		if (difference == 0) {
+			return;
+		}
+		try {
+			this.rateLimiter.charge(reservation, difference);
+		}
+		catch (RuntimeException ex) {
+			logger.debug("Limiter could not settle the tokens of a call to an upstream", ex);
+		}
+	}
+
+	private Decision await(OutgoingQuota quota, Supplier<Decision> ask) {
 		long start = this.clock.nanoTime();
 		long deadline = quota.deadline();
 		boolean waitedOnce = false;
@@ -140,7 +196,7 @@ public final class OutgoingQuotas {
 				wait = Duration.ofNanos(held);
 			}
 			else {
-				Decision decision = quota.ask(this.rateLimiter);
+				Decision decision = ask.get();
 				if (decision.isAllowed()) {
 					if (waitedOnce) {
 						this.listener.waited(quota.name(), this.clock.nanoTime() - start);

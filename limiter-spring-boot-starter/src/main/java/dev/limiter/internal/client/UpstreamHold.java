@@ -13,8 +13,12 @@ import java.util.regex.Pattern;
  * {@code RateLimit} header of the IETF draft -11 ({@code r=0;t=<seconds>}), the draft -10
  * pair {@code RateLimit-Remaining: 0} and {@code RateLimit-Reset}, and the common
  * {@code X-RateLimit-Remaining: 0} with {@code X-RateLimit-Reset} in seconds or, as
- * GitHub sends it, in epoch seconds. Anything that does not parse is ignored: an
- * upstream's garbage never fails the call.
+ * GitHub sends it, in epoch seconds, and the pairs that model providers such as OpenAI
+ * send, {@code X-RateLimit-Remaining-Requests} / {@code -Tokens} with
+ * {@code X-RateLimit-Reset-Requests} / {@code -Tokens} in Go's durations ({@code 6m0s},
+ * {@code 120ms}): a pair with nothing remaining holds until its reset, and a 429 or 503
+ * without {@code Retry-After} holds until the later reset. Anything that does not parse
+ * is ignored: an upstream's garbage never fails the call.
  *
  * @param duration how long to wait
  * @param source the header that said so
@@ -23,6 +27,10 @@ public record UpstreamHold(Duration duration, String source) {
 
 	// Reset values above this are epoch seconds (2001 onwards), below it a delay.
 	private static final long EPOCH_SECONDS = 1_000_000_000L;
+
+	private static final Pattern GO_DURATION_PART = Pattern.compile("(\\d{1,9}(?:\\.\\d{1,9})?)(h|ms|m|s)");
+
+	private static final String[] PAIRS = { "Requests", "Tokens" };
 
 	private static final Pattern DRAFT_11_ITEM = Pattern.compile("(?:^|;)\\s*([rt])\\s*=\\s*(\\d{1,12})\\s*(?=;|$)");
 
@@ -34,6 +42,19 @@ public record UpstreamHold(Duration duration, String source) {
 	 * @return the hold, or {@code null} when the response asks for none
 	 */
 	public static UpstreamHold of(int status, UnaryOperator<String> headers, long nowMillis) {
+		return of(status, headers, nowMillis, 1);
+	}
+
+	/**
+	 * Read a response to a call that reserved tokens: fewer tokens left than it reserved
+	 * hold as none left do, since the next call like it would be refused.
+	 * @param status the response's status
+	 * @param headers the response's headers by name
+	 * @param nowMillis the time, in milliseconds since the epoch
+	 * @param tokens the tokens the call reserved, at least 1
+	 * @return the hold, or {@code null} when the response asks for none
+	 */
+	public static UpstreamHold of(int status, UnaryOperator<String> headers, long nowMillis, long tokens) {
 		if (status == 429 || status == 503) {
 			Duration retryAfter = retryAfter(headers.apply("Retry-After"), nowMillis);
 			if (retryAfter != null) {
@@ -56,7 +77,55 @@ public record UpstreamHold(Duration duration, String source) {
 				return new UpstreamHold(reset, "X-RateLimit-Remaining: 0");
 			}
 		}
-		return null;
+		return pairs(status, headers, tokens);
+	}
+
+	private static UpstreamHold pairs(int status, UnaryOperator<String> headers, long tokens) {
+		UpstreamHold longest = null;
+		for (String pair : PAIRS) {
+			long left = count(headers.apply("X-RateLimit-Remaining-" + pair));
+			boolean exhausted = left == 0 || (left > 0 && pair.equals("Tokens") && left < tokens);
+			if (exhausted || status == 429 || status == 503) {
+				Duration reset = goDuration(headers.apply("X-RateLimit-Reset-" + pair));
+				if (reset != null && (longest == null || reset.compareTo(longest.duration()) > 0)) {
+					longest = new UpstreamHold(reset, (exhausted ? "X-RateLimit-Remaining-" + pair + " too low"
+							: status + " with X-RateLimit-Reset-" + pair));
+				}
+			}
+		}
+		return longest;
+	}
+
+	/**
+	 * Read a duration as Go writes it ({@code 1h2m3.5s}, {@code 6m0s}, {@code 120ms}).
+	 * @param value the text, or {@code null}
+	 * @return the duration when positive, otherwise {@code null}
+	 */
+	static Duration goDuration(String value) {
+		if (value == null) {
+			return null;
+		}
+		String trimmed = value.trim();
+		if (trimmed.isEmpty() || trimmed.length() > 40) {
+			return null;
+		}
+		Matcher matcher = GO_DURATION_PART.matcher(trimmed);
+		double millis = 0;
+		int end = 0;
+		while (matcher.find() && matcher.start() == end) {
+			double number = Double.parseDouble(matcher.group(1));
+			millis += switch (matcher.group(2)) {
+				case "h" -> number * 3_600_000;
+				case "m" -> number * 60_000;
+				case "s" -> number * 1_000;
+				default -> number;
+			};
+			end = matcher.end();
+		}
+		if (end != trimmed.length()) {
+			return null;
+		}
+		return positive((long) Math.ceil(millis));
 	}
 
 	private static Duration retryAfter(String value, long nowMillis) {
@@ -115,6 +184,15 @@ public record UpstreamHold(Duration duration, String source) {
 			return delay;
 		}
 		return positive(delay.getSeconds() * 1_000 - nowMillis);
+	}
+
+	/** A count of 12 digits at most, else -1. */
+	private static long count(String value) {
+		String trimmed = (value != null) ? value.trim() : "";
+		if (trimmed.isEmpty() || trimmed.length() > 12 || !trimmed.chars().allMatch(Character::isDigit)) {
+			return -1;
+		}
+		return Long.parseLong(trimmed);
 	}
 
 	private static Duration delay(String value) {

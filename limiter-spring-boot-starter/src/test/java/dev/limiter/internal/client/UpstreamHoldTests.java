@@ -42,6 +42,31 @@ class UpstreamHoldTests {
 	}
 
 	@Test
+	void theRequestsAndTokensPairsOfModelProvidersInGoDurations() {
+		assertThat(hold(200, Map.of("X-RateLimit-Remaining-Tokens", "0", "X-RateLimit-Reset-Tokens", "6m0s")))
+			.isEqualTo(new UpstreamHold(Duration.ofMinutes(6), "X-RateLimit-Remaining-Tokens too low"));
+		assertThat(hold(200, Map.of("X-RateLimit-Remaining-Requests", "0", "X-RateLimit-Reset-Requests", "120ms"))
+			.duration()).isEqualTo(Duration.ofMillis(120));
+		assertThat(hold(200, Map.of("X-RateLimit-Remaining-Tokens", "380", "X-RateLimit-Reset-Tokens", "6m0s")))
+			.as("some left")
+			.isNull();
+		assertThat(UpstreamHold.of(200,
+				Map.of("X-RateLimit-Remaining-Tokens", "380", "X-RateLimit-Reset-Tokens", "2s")::get, NOW, 1_100))
+			.as("fewer left than the call reserved: the next one like it would be refused")
+			.isEqualTo(new UpstreamHold(Duration.ofSeconds(2), "X-RateLimit-Remaining-Tokens too low"));
+		assertThat(hold(429,
+				Map.of("X-RateLimit-Remaining-Tokens", "12", "X-RateLimit-Reset-Tokens", "1.5s",
+						"X-RateLimit-Remaining-Requests", "50", "X-RateLimit-Reset-Requests", "20ms")))
+			.as("a 429 without Retry-After waits for the later reset")
+			.isEqualTo(new UpstreamHold(Duration.ofMillis(1_500), "429 with X-RateLimit-Reset-Tokens"));
+		assertThat(UpstreamHold.goDuration("1h2m3.5s")).isEqualTo(Duration.ofMillis(3_723_500));
+		assertThat(UpstreamHold.goDuration("17s")).isEqualTo(Duration.ofSeconds(17));
+		for (String garbage : new String[] { "0s", "6m0", "m", "-1s", "1s2", "1d", "1.2.3s", "9".repeat(50) + "s" }) {
+			assertThat(UpstreamHold.goDuration(garbage)).as(garbage).isNull();
+		}
+	}
+
+	@Test
 	void garbageNegativeOrPastValuesAreIgnored() {
 		assertThat(hold(429, Map.of("Retry-After", "soon"))).isNull();
 		assertThat(hold(429, Map.of("Retry-After", "-5"))).isNull();
