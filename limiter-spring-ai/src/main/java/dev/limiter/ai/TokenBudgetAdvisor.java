@@ -38,6 +38,13 @@ import dev.limiter.internal.call.SurfaceCalls;
  */
 public final class TokenBudgetAdvisor implements CallAdvisor, StreamAdvisor {
 
+	/**
+	 * The key, in a call's advisor context, of the user whose budget it spends, for calls
+	 * whose user is neither the thread's nor the stream subscriber's principal:
+	 * {@code .advisors((advisor) -> advisor.param(TokenBudgetAdvisor.CALLER, userId))}.
+	 */
+	public static final String CALLER = "limiter.caller";
+
 	/** Before Spring AI's tool calling advisor, so that a call with tools is one call. */
 	static final int ORDER = Ordered.HIGHEST_PRECEDENCE + 100;
 
@@ -86,7 +93,7 @@ public final class TokenBudgetAdvisor implements CallAdvisor, StreamAdvisor {
 
 	@Override
 	public ChatClientResponse adviseCall(ChatClientRequest request, CallAdvisorChain chain) {
-		Reservation reservation = prepare(request);
+		Reservation reservation = prepare(request, AiCaller.current(named(request), model(request)));
 		if (reservation == null) {
 			return chain.nextCall(request);
 		}
@@ -118,8 +125,8 @@ public final class TokenBudgetAdvisor implements CallAdvisor, StreamAdvisor {
 
 	@Override
 	public Flux<ChatClientResponse> adviseStream(ChatClientRequest request, StreamAdvisorChain chain) {
-		return Flux.defer(() -> {
-			Reservation reservation = prepare(request);
+		return AiCaller.subscriber(named(request), model(request)).flatMapMany((caller) -> {
+			Reservation reservation = prepare(request, caller);
 			if (reservation == null) {
 				return chain.nextStream(request);
 			}
@@ -140,11 +147,21 @@ public final class TokenBudgetAdvisor implements CallAdvisor, StreamAdvisor {
 		});
 	}
 
+	private static Object named(ChatClientRequest request) {
+		return request.context().get(CALLER);
+	}
+
+	/** The model, where budgets are per model. */
+	private String model(ChatClientRequest request) {
+		ChatOptions options = request.prompt().getOptions();
+		return (this.properties.isPerModel() && options != null) ? options.getModel() : null;
+	}
+
 	/**
 	 * Prepare the call's reservation, or {@code null} when the budget leaves it
 	 * unlimited.
 	 */
-	private Reservation prepare(ChatClientRequest request) {
+	private Reservation prepare(ChatClientRequest request, AiCaller caller) {
 		AnnotatedOperation operation = this.operation;
 		if (operation == null) {
 			return null;
@@ -157,8 +174,7 @@ public final class TokenBudgetAdvisor implements CallAdvisor, StreamAdvisor {
 		}
 		Integer maxTokens = (options != null) ? options.getMaxTokens() : null;
 		long completion = (maxTokens != null && maxTokens > 0) ? maxTokens : this.properties.getMaxCompletionTokens();
-		SurfaceCalls.Call prepared = this.calls.prepare(operation, null, new Object[0],
-				AiCaller.current(this.properties.isPerModel() ? model : null));
+		SurfaceCalls.Call prepared = this.calls.prepare(operation, null, new Object[0], caller);
 		if (prepared == null) {
 			return null;
 		}

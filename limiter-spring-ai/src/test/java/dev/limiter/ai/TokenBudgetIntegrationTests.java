@@ -19,6 +19,7 @@ import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.security.authentication.TestingAuthenticationToken;
+import org.springframework.security.core.context.ReactiveSecurityContextHolder;
 import org.springframework.security.core.context.SecurityContextHolder;
 
 import dev.limiter.RateLimitExceededException;
@@ -147,6 +148,47 @@ class TokenBudgetIntegrationTests {
 		await().atMost(Duration.ofSeconds(5))
 			.untilAsserted(() -> assertThat(endpoint.usage("ai-tokens", "u:carol").toString())
 				.contains("remaining=" + (1000 - FakeOpenAi.TOTAL_TOKENS - generated)));
+	}
+
+	@Test
+	void aStreamOnWebFluxCountsUnderThePrincipalOfItsSubscribersContext() {
+		// as a WebFlux handler returning the stream: Spring Security's principal is in
+		// the
+		// subscriber's reactive context, not on any thread
+		SecurityContextHolder.clearContext();
+		List<String> whole = instances.get(0)
+			.getBean(ChatClient.Builder.class)
+			.build()
+			.prompt()
+			.user(PROMPT)
+			.stream()
+			.content()
+			.contextWrite(ReactiveSecurityContextHolder
+				.withAuthentication(new TestingAuthenticationToken("erin", null, "ROLE_USER")))
+			.collectList()
+			.block(Duration.ofSeconds(10));
+		assertThat(String.join("", whole)).isEqualTo("Hello there");
+		RateLimitsEndpoint endpoint = instances.get(1).getBean(RateLimitsEndpoint.class);
+		await().atMost(Duration.ofSeconds(5))
+			.untilAsserted(() -> assertThat(endpoint.usage("ai-tokens", "u:erin").toString())
+				.contains("remaining=" + (1000 - FakeOpenAi.TOTAL_TOKENS)));
+		assertThat(endpoint.usage("ai-tokens", "all").toString()).contains("remaining=1000");
+	}
+
+	@Test
+	void aCallNamesItsUserInTheAdvisorContext() {
+		SecurityContextHolder.clearContext();
+		String answer = instances.get(0)
+			.getBean(ChatClient.Builder.class)
+			.build()
+			.prompt()
+			.user(PROMPT)
+			.advisors((advisor) -> advisor.param(TokenBudgetAdvisor.CALLER, "frank"))
+			.call()
+			.content();
+		assertThat(answer).isEqualTo("Hello there");
+		assertThat(instances.get(1).getBean(RateLimitsEndpoint.class).usage("ai-tokens", "u:frank").toString())
+			.contains("remaining=" + (1000 - FakeOpenAi.TOTAL_TOKENS));
 	}
 
 	@Test
