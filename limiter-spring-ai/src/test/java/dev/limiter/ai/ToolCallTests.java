@@ -29,6 +29,7 @@ class ToolCallTests {
 	@Test
 	void aRefusedToolCallIsAnErrorResultForTheModelAndTheConversationGoesOn() throws Exception {
 		redis.flushAll();
+		Weather.calls.set(0);
 		try (FakeOpenAi openAi = new FakeOpenAi();
 				ConfigurableApplicationContext app = new SpringApplicationBuilder(WeatherApplication.class)
 					.web(WebApplicationType.NONE)
