@@ -30,6 +30,10 @@
 # threads', GET /allocated). They go to results/http-apps-summary.txt with their ratios.
 # APPS=only skips the rest.
 #
+# ONLY=<regex> runs only the runs whose label matches it whole, such as
+# ONLY='webflux-(without|rejecting)'; STACK_JAR=<jar> measures another build of the app of
+# the stack that runs (one at a time, with ONLY), such as one from an earlier commit.
+#
 #   benchmarks/http.sh            about five minutes; needs wrk (apt-get install wrk)
 #   APPS=only benchmarks/http.sh  about fifteen minutes
 #   PEER=1 benchmarks/http.sh     about twelve minutes; PEER=only about seven
@@ -82,6 +86,7 @@ APP_ARGS=(--sample.demo-redis=false)
 
 run() {
 	local label=$1 url=$2; shift 2
+	if [ -n "${ONLY:-}" ] && ! [[ $label =~ ^($ONLY)$ ]]; then return; fi
 	local script=() spread=(env)
 	if [ "$url" = callers ]; then url=/quotes; script=(-s callers.lua); fi
 	# users:/path spreads the calls over USERS values of the "user" parameter (callers.lua).
@@ -137,7 +142,7 @@ APP_ARGS=()
 {
 	echo "# apps $(date -u +%FT%TZ), load average $(cut -d' ' -f1-3 /proc/loadavg), $(nproc) cores, $USERS users"
 	for stack in mvc webflux; do
-		JAR="$ROOT/benchmarks/$stack-app/target/$stack-app.jar"
+		JAR="${STACK_JAR:-$ROOT/benchmarks/$stack-app/target/$stack-app.jar}"
 		run "$stack-without" users:/hit --limiter.enabled=false
 		flush_redis
 		run "$stack-admitted" users:/hit --limiter.limits.hit.threshold=1000000 --limiter.limits.hit.period=1s

@@ -52,6 +52,7 @@ import dev.limiter.internal.limits.LimitResolver;
 import dev.limiter.internal.limits.OverrideStore;
 import dev.limiter.internal.web.RateLimitHeaders;
 import dev.limiter.internal.web.RateLimitResponses;
+import dev.limiter.internal.web.reactive.CachedRejectionHandlerAdapter;
 import dev.limiter.internal.web.reactive.ReactiveRateLimitExceptionHandler;
 import dev.limiter.internal.web.reactive.ReactiveRejections;
 import dev.limiter.internal.web.reactive.ReactiveResponseHeaders;
@@ -382,6 +383,17 @@ public final class LimiterAutoConfiguration {
 		@Conditional(OnNoApplicationRateLimitHandlerCondition.class)
 		ReactiveRateLimitExceptionHandler reactiveRateLimitExceptionHandler(ReactiveRejections rejections) {
 			return new ReactiveRateLimitExceptionHandler(rejections);
+		}
+
+		// Ahead of WebFlux's own adapter: a remembered rejection is answered before the
+		// handler's arguments are resolved, where Limiter's handler would answer it.
+		@Bean
+		@ConditionalOnMissingBean
+		@ConditionalOnClass(name = "org.aspectj.weaver.Advice")
+		@Conditional(OnRejectionCacheBeforeArgumentsCondition.class)
+		CachedRejectionHandlerAdapter limiterCachedRejectionHandlerAdapter(ObjectProvider<CallPipeline> pipeline,
+				ReactiveCurrentRequest requests, ReactiveRejections rejections, ApplicationContext context) {
+			return new CachedRejectionHandlerAdapter(pipeline::getObject, requests, rejections, context);
 		}
 
 	}

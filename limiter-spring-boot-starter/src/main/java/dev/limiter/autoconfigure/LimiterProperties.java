@@ -559,9 +559,9 @@ public class LimiterProperties implements InitializingBean {
 		private int maximumSize = 10_000;
 
 		/**
-		 * Whether a caller the rejection cache holds is answered in Spring MVC before the
-		 * handler's arguments are resolved, for methods whose key needs none or only text
-		 * the request gives as it stands.
+		 * Whether a caller the rejection cache holds is answered in Spring MVC and
+		 * WebFlux before the handler's arguments are resolved, for methods whose key
+		 * needs none or only text the request gives as it stands.
 		 */
 		private boolean beforeArguments = true;
 

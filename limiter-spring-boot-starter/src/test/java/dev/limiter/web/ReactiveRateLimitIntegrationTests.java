@@ -191,7 +191,7 @@ class ReactiveRateLimitIntegrationTests {
 	}
 
 	@Test
-	void aRememberedRejectionIsAnsweredOnTheServersThreadWithoutTheStore() {
+	void aRememberedRejectionIsAnsweredOnTheServersThreadWithoutTheStoreBeforeTheHandlersArguments() throws Exception {
 		try (ConfigurableApplicationContext remembering = new SpringApplicationBuilder(ReactiveApplication.class)
 			.web(WebApplicationType.REACTIVE)
 			.properties("server.port=0", "spring.data.redis.host=" + redis.host(),
@@ -222,7 +222,31 @@ class ReactiveRateLimitIntegrationTests {
 			// handler's
 			// own error is, with BlockHound watching that thread.
 			assertThat(commits.threads).singleElement().asString().startsWith("reactor-http-");
+
+			// before the handler's arguments, the same 429 as the store's (one context
+			// for
+			// both: closing a server's context disposes Reactor Netty's shared loops)
+			String port = remembering.getEnvironment().getProperty("local.server.port");
+			Probes probes = remembering.getBean(Probes.class);
+			assertThat(raw(port, "/probed?user=eve")).startsWith("HTTP/1.1 200 ");
+			String fromTheStore = raw(port, "/probed?user=eve");
+			assertThat(probes.resolved).as("the handler's arguments resolved, the store said no").hasValue(2);
+			String early = raw(port, "/probed?user=eve");
+			assertThat(probes.resolved).as("answered before the arguments").hasValue(2);
+			assertThat(shape(early)).isEqualTo(shape(fromTheStore));
+			assertThat(early).startsWith("HTTP/1.1 429 ");
+
+			// a controller that answers its rejections itself keeps every one of them
+			assertThat(raw(port, "/own-answer?user=eve")).startsWith("HTTP/1.1 200 ");
+			assertThat(raw(port, "/own-answer?user=eve")).startsWith("HTTP/1.1 418 ").endsWith("own answer");
+			assertThat(raw(port, "/own-answer?user=eve")).startsWith("HTTP/1.1 418 ").endsWith("own answer");
+			assertThat(probes.resolved).as("every call of that controller resolved its arguments").hasValue(5);
 		}
+	}
+
+	/** A response with its numbers blanked: the times in its headers move. */
+	private static String shape(String response) {
+		return response.replaceAll("[0-9]", "#");
 	}
 
 	@Test
@@ -435,8 +459,83 @@ class ReactiveRateLimitIntegrationTests {
 		}
 
 		@Bean
+		Probes probes() {
+			return new Probes();
+		}
+
+		@Bean
+		ProbedController probedController() {
+			return new ProbedController();
+		}
+
+		@Bean
+		OwnAnswerController ownAnswerController() {
+			return new OwnAnswerController();
+		}
+
+		@Bean
 		Relay relay(WebClient.Builder builder, org.springframework.core.env.Environment environment) {
 			return new Relay(builder.build(), environment.getProperty("test.upstream"));
+		}
+
+	}
+
+	/** A handler argument whose resolutions are counted. */
+	record Probe() {
+	}
+
+	/** Resolves {@link Probe} arguments, counting them. */
+	static class Probes implements org.springframework.web.reactive.config.WebFluxConfigurer {
+
+		final java.util.concurrent.atomic.AtomicInteger resolved = new java.util.concurrent.atomic.AtomicInteger();
+
+		@Override
+		public void configureArgumentResolvers(
+				org.springframework.web.reactive.result.method.annotation.ArgumentResolverConfigurer configurer) {
+			configurer
+				.addCustomResolver(new org.springframework.web.reactive.result.method.HandlerMethodArgumentResolver() {
+
+					@Override
+					public boolean supportsParameter(org.springframework.core.MethodParameter parameter) {
+						return parameter.getParameterType() == Probe.class;
+					}
+
+					@Override
+					public Mono<Object> resolveArgument(org.springframework.core.MethodParameter parameter,
+							org.springframework.web.reactive.BindingContext bindingContext,
+							ServerWebExchange exchange) {
+						Probes.this.resolved.incrementAndGet();
+						return Mono.just(new Probe());
+					}
+
+				});
+		}
+
+	}
+
+	@RestController
+	static class ProbedController {
+
+		@RateLimit(threshold = 1, period = 60, key = "#user")
+		@GetMapping("/probed")
+		public Mono<String> probed(@RequestParam String user, Probe probe) {
+			return Mono.just("probed " + user);
+		}
+
+	}
+
+	@RestController
+	static class OwnAnswerController {
+
+		@RateLimit(threshold = 1, period = 60, key = "'own:' + #user")
+		@GetMapping("/own-answer")
+		public Mono<String> ownAnswer(@RequestParam String user, Probe probe) {
+			return Mono.just("answered " + user);
+		}
+
+		@org.springframework.web.bind.annotation.ExceptionHandler(dev.limiter.RateLimitExceededException.class)
+		org.springframework.http.ResponseEntity<String> refused() {
+			return org.springframework.http.ResponseEntity.status(418).body("own answer");
 		}
 
 	}

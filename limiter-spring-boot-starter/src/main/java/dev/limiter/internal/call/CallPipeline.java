@@ -196,6 +196,21 @@ public final class CallPipeline {
 	 * @throws RateLimitExceededException if the limiter knows the call is rejected
 	 */
 	public void rejectCached(Method method, Class<?> targetClass, Object[] arguments) {
+		rejectCached(method, targetClass, arguments, this.currentRequest);
+	}
+
+	/**
+	 * Throw the rejection of a call that the limiter already knows, as
+	 * {@link #rejectCached(Method, Class, Object[])} does, for the request a non-blocking
+	 * stack serves, which no thread holds.
+	 * @param method the method about to be called
+	 * @param targetClass the class of the target object
+	 * @param arguments the call's arguments at the indexes its limits read, {@code null}
+	 * elsewhere; {@code null} for a method whose limits read none
+	 * @param request finds the request the call serves
+	 * @throws RateLimitExceededException if the limiter knows the call is rejected
+	 */
+	public void rejectCached(Method method, Class<?> targetClass, Object[] arguments, CurrentRequest request) {
 		if (!this.preparation.keysWithoutArguments()) {
 			return;
 		}
@@ -203,8 +218,9 @@ public final class CallPipeline {
 		if (operation == null) {
 			return;
 		}
-		PreparedCall prepared = (arguments != null) ? prepare(operation, targetClass, arguments)
-				: this.preparation.prepareWithoutArguments(operation, targetClass, this.currentRequest);
+		PreparedCall prepared = (arguments != null)
+				? this.preparation.prepare(operation, targetClass, arguments, request)
+				: this.preparation.prepareWithoutArguments(operation, targetClass, request);
 		Admission cached = (prepared != null) ? cachedRejection(prepared) : null;
 		if (cached != null) {
 			throw rejection(cached);

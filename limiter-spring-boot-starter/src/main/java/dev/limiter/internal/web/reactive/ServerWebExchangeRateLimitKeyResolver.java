@@ -4,6 +4,7 @@ import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.regex.Pattern;
 
+import org.springframework.util.ReflectionUtils;
 import org.springframework.web.server.ServerWebExchange;
 import org.springframework.web.util.UriUtils;
 
@@ -25,6 +26,8 @@ public class ServerWebExchangeRateLimitKeyResolver implements RateLimitKeyResolv
 
 	private final PathStyle pathStyle;
 
+	private final boolean readsArguments;
+
 	/**
 	 * Create a resolver.
 	 * @param pathStyle whether the request path is part of the key
@@ -34,6 +37,19 @@ public class ServerWebExchangeRateLimitKeyResolver implements RateLimitKeyResolv
 			throw new IllegalArgumentException("pathStyle must not be null");
 		}
 		this.pathStyle = pathStyle;
+		// A subclass that replaces resolveKey may read the arguments; one that only
+		// refines the caller or the path sees the exchange alone.
+		this.readsArguments = ReflectionUtils.findMethod(getClass(), "resolveKey", RateLimitInvocation.class)
+			.getDeclaringClass() != ServerWebExchangeRateLimitKeyResolver.class;
+	}
+
+	/**
+	 * Return {@code false}: the key comes from the exchange alone, unless a subclass
+	 * replaces {@link #resolveKey}.
+	 */
+	@Override
+	public boolean readsArguments() {
+		return this.readsArguments;
 	}
 
 	@Override

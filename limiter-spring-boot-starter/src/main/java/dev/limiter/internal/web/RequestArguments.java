@@ -1,14 +1,10 @@
-package dev.limiter.internal.web.servlet;
+package dev.limiter.internal.web;
 
 import java.util.ArrayList;
 import java.util.BitSet;
-import java.util.Collections;
-import java.util.Enumeration;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 
-import jakarta.servlet.http.HttpServletRequest;
 import org.springframework.core.DefaultParameterNameDiscoverer;
 import org.springframework.core.MethodParameter;
 import org.springframework.core.ParameterNameDiscoverer;
@@ -16,17 +12,16 @@ import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.RequestHeader;
 import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.method.HandlerMethod;
-import org.springframework.web.servlet.HandlerMapping;
 
 /**
- * Reads from a request the arguments that Spring MVC would bind to a handler's
- * parameters, for the parameters a limit reads, before Spring MVC resolves them: a
+ * Reads from a request the arguments that Spring MVC or WebFlux would bind to a handler's
+ * parameters, for the parameters a limit reads, before they are resolved: a
  * {@code String} annotated with {@code @RequestParam}, {@code @PathVariable} or
  * {@code @RequestHeader}, given once and not empty, is bound as the request gives it (no
  * default, no conversion). Any other parameter, or a value that is missing, repeated or
- * empty, leaves the call to Spring MVC's own resolution.
+ * empty, leaves the call to the framework's own resolution.
  */
-final class RequestArguments {
+public final class RequestArguments {
 
 	private static final ParameterNameDiscoverer parameterNames = new DefaultParameterNameDiscoverer();
 
@@ -46,7 +41,7 @@ final class RequestArguments {
 	 * @param read the indexes of the parameters to read
 	 * @return the arguments' sources, or {@code null}
 	 */
-	static RequestArguments of(HandlerMethod handler, BitSet read) {
+	public static RequestArguments of(HandlerMethod handler, BitSet read) {
 		MethodParameter[] parameters = handler.getMethodParameters();
 		List<Source> sources = new ArrayList<>();
 		for (int index = read.nextSetBit(0); index >= 0; index = read.nextSetBit(index + 1)) {
@@ -99,7 +94,7 @@ final class RequestArguments {
 	 * @return the arguments at the indexes read, {@code null} elsewhere; {@code null}
 	 * when one of them is missing, repeated or empty, or the request is multipart
 	 */
-	Object[] read(HttpServletRequest request) {
+	public Object[] read(Request request) {
 		Object[] arguments = new Object[this.count];
 		for (Source source : this.sources) {
 			String value = source.read(request);
@@ -111,6 +106,34 @@ final class RequestArguments {
 		return arguments;
 	}
 
+	/**
+	 * A request as the arguments are read from it, on either web stack.
+	 */
+	public interface Request {
+
+		/**
+		 * Return the values of a request parameter as the stack binds
+		 * {@code @RequestParam}.
+		 * @param name the parameter's name
+		 * @return its values, or {@code null} when the stack would bind it otherwise
+		 */
+		List<String> parameter(String name);
+
+		/**
+		 * Return the path's variables, as the handler mapping matched them.
+		 * @return the variables, or {@code null}
+		 */
+		Map<?, ?> pathVariables();
+
+		/**
+		 * Return the values of a header.
+		 * @param name the header's name
+		 * @return its values, or {@code null}
+		 */
+		List<String> header(String name);
+
+	}
+
 	private enum Kind {
 
 		PARAMETER, PATH, HEADER
@@ -120,32 +143,19 @@ final class RequestArguments {
 	/** Where one argument comes from. */
 	private record Source(int index, Kind kind, String name) {
 
-		String read(HttpServletRequest request) {
-			switch (this.kind) {
-				case PARAMETER: {
-					// A multipart request may carry the parameter as a part, which
-					// Spring MVC resolves besides.
-					String type = request.getContentType();
-					if (type != null && type.toLowerCase(Locale.ROOT).startsWith("multipart/")) {
-						return null;
-					}
-					String[] values = request.getParameterValues(this.name);
-					return (values != null && values.length == 1) ? values[0] : null;
+		String read(Request request) {
+			return switch (this.kind) {
+				case PARAMETER -> single(request.parameter(this.name));
+				case PATH -> {
+					Map<?, ?> variables = request.pathVariables();
+					yield (variables != null && variables.get(this.name) instanceof String value) ? value : null;
 				}
-				case PATH: {
-					Object variables = request.getAttribute(HandlerMapping.URI_TEMPLATE_VARIABLES_ATTRIBUTE);
-					return (variables instanceof Map<?, ?> map && map.get(this.name) instanceof String value) ? value
-							: null;
-				}
-				default: {
-					Enumeration<String> values = request.getHeaders(this.name);
-					if (values == null) {
-						return null;
-					}
-					List<String> all = Collections.list(values);
-					return (all.size() == 1) ? all.get(0) : null;
-				}
-			}
+				case HEADER -> single(request.header(this.name));
+			};
+		}
+
+		private static String single(List<String> values) {
+			return (values != null && values.size() == 1) ? values.get(0) : null;
 		}
 
 	}
