@@ -341,6 +341,45 @@ class GatewayMvcIntegrationTests {
 		return (counter != null) ? counter.count() : 0;
 	}
 
+	@Test
+	@Order(8)
+	void a429IsByteForByteTheOneOnRecordWithAndWithoutAnAcceptHeader() throws Exception {
+		String port = first.getEnvironment().getProperty("local.server.port");
+		String expected = new String(
+				GatewayMvcIntegrationTests.class.getResourceAsStream("gateway-mvc-rejection-429.http").readAllBytes(),
+				StandardCharsets.UTF_8);
+		for (String accept : new String[] { null, "*/*", "application/json", "application/problem+json" }) {
+			String response;
+			int status;
+			do {
+				response = raw(port, "/short/bytes", accept);
+				status = Integer.parseInt(response.substring(9, 12));
+			}
+			while (status == 200);
+			// Kept for a look when the record and the response part.
+			Files.writeString(Path.of("target", "gateway-mvc-rejection-429.actual"), response);
+			// the date and the numbers blanked: they move
+			assertThat(response.replaceAll("(?m)^Date: [^\\r\\n]*", "Date: #").replaceAll("[0-9]+", "#"))
+				.as("Accept: " + accept)
+				.isEqualTo(expected);
+		}
+	}
+
+	/** A response as a client reads it off the socket. */
+	private static String raw(String port, String path, String accept) throws IOException {
+		try (java.net.Socket socket = new java.net.Socket("127.0.0.1", Integer.parseInt(port))) {
+			socket.setSoTimeout(30_000);
+			java.io.OutputStream out = socket.getOutputStream();
+			out.write(("GET " + path + " HTTP/1.1\r\nHost: localhost\r\n"
+					+ ((accept != null) ? "Accept: " + accept + "\r\n" : "") + "Connection: close\r\n\r\n")
+				.getBytes(StandardCharsets.US_ASCII));
+			out.flush();
+			java.io.ByteArrayOutputStream response = new java.io.ByteArrayOutputStream();
+			socket.getInputStream().transferTo(response);
+			return response.toString(StandardCharsets.UTF_8);
+		}
+	}
+
 	private static AnnotatedOperation operation(ConfigurableApplicationContext gateway, String description) {
 		return gateway.getBean(RateLimitOperationSource.class)
 			.getOperations()
