@@ -26,7 +26,10 @@ import org.springframework.cloud.gateway.server.mvc.config.GatewayMvcProperties;
 import org.springframework.cloud.gateway.server.mvc.config.RouteProperties;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatusCode;
+import org.springframework.http.MediaType;
 import org.springframework.http.ProblemDetail;
+import org.springframework.http.converter.HttpMessageConverter;
+import org.springframework.util.LinkedMultiValueMap;
 import org.springframework.util.MultiValueMap;
 import org.springframework.web.servlet.ModelAndView;
 import org.springframework.web.servlet.function.HandlerFunction;
@@ -41,6 +44,7 @@ import dev.limiter.internal.call.RouteCalls;
 import dev.limiter.internal.call.RouteCalls.RouteCall;
 import dev.limiter.internal.limits.LimitResolver.Spelling;
 import dev.limiter.internal.web.RateLimitResponses;
+import dev.limiter.internal.web.servlet.ServletRejections;
 import dev.limiter.key.RateLimitKeys;
 
 /**
@@ -70,6 +74,10 @@ final class MvcRouteLimits implements SmartInitializingSingleton {
 	private final ObjectProvider<GatewayMvcProperties> properties;
 
 	private final Map<String, Route> routes = new ConcurrentHashMap<>();
+
+	private final ServletRejections rejections = new ServletRejections();
+
+	private volatile HttpMessageConverter<?> problemWriter;
 
 	MvcRouteLimits(RouteCalls calls, RateLimitResponses responses, BeanFactory beans,
 			ObjectProvider<GatewayMvcProperties> properties) {
@@ -137,7 +145,108 @@ final class MvcRouteLimits implements SmartInitializingSingleton {
 		HttpHeaders headers = new HttpHeaders();
 		ProblemDetail problem = this.responses.answer(this.calls.rejection(call, decision),
 				request.servletRequest().getRequestURI(), headers::add);
-		return ServerResponse.status(problem.getStatus()).headers((written) -> written.addAll(headers)).body(problem);
+		return new RejectionResponse(problem, headers);
+	}
+
+	/**
+	 * Return the converter that writes a problem as {@code application/problem+json}
+	 * among a response's converters, as the gateway's own response would pick it; the
+	 * first found is kept.
+	 */
+	private HttpMessageConverter<?> problemWriter(List<HttpMessageConverter<?>> converters) {
+		HttpMessageConverter<?> writer = this.problemWriter;
+		if (writer == null) {
+			for (HttpMessageConverter<?> converter : converters) {
+				if (ServletRejections.writesProblems(converter)) {
+					this.problemWriter = converter;
+					return converter;
+				}
+			}
+		}
+		return writer;
+	}
+
+	/**
+	 * Return whether the gateway's own response would write a problem as
+	 * {@code application/problem+json} for this request: it asks for no type, or accepts
+	 * JSON.
+	 */
+	private static boolean acceptsProblemJson(HttpServletRequest request) {
+		String accept = request.getHeader(HttpHeaders.ACCEPT);
+		if (accept == null || accept.isBlank()) {
+			return true;
+		}
+		try {
+			for (MediaType type : MediaType.parseMediaTypes(accept)) {
+				if (type.includes(MediaType.APPLICATION_PROBLEM_JSON) || type.equals(MediaType.APPLICATION_JSON)) {
+					return true;
+				}
+			}
+		}
+		catch (RuntimeException ex) {
+			return false;
+		}
+		return false;
+	}
+
+	/**
+	 * The answer to a rejected request: written straight to the servlet response with the
+	 * bytes the gateway's converter made once per distinct problem, as the gateway's own
+	 * response to the same problem would be (status, headers, {@code Content-Length});
+	 * for a request that asks for another type, that response itself.
+	 */
+	private final class RejectionResponse implements ServerResponse {
+
+		private final ProblemDetail problem;
+
+		private final HttpHeaders headers;
+
+		private final MultiValueMap<String, Cookie> cookies = new LinkedMultiValueMap<>();
+
+		RejectionResponse(ProblemDetail problem, HttpHeaders headers) {
+			this.problem = problem;
+			this.headers = headers;
+		}
+
+		@Override
+		public HttpStatusCode statusCode() {
+			return HttpStatusCode.valueOf(this.problem.getStatus());
+		}
+
+		// Spring Framework 6.2's ServerResponse (Boot 3.5) still declares it.
+		@SuppressWarnings({ "deprecation", "removal" })
+		public int rawStatusCode() {
+			return this.problem.getStatus();
+		}
+
+		@Override
+		public HttpHeaders headers() {
+			return this.headers;
+		}
+
+		@Override
+		public MultiValueMap<String, Cookie> cookies() {
+			return this.cookies;
+		}
+
+		@Override
+		public ModelAndView writeTo(HttpServletRequest request, HttpServletResponse response, Context context)
+				throws ServletException, IOException {
+			HttpMessageConverter<?> converter = problemWriter(context.messageConverters());
+			if (converter == null || !this.cookies.isEmpty() || !acceptsProblemJson(request)) {
+				return ServerResponse.status(this.problem.getStatus())
+					.headers((written) -> written.addAll(this.headers))
+					.cookies((written) -> written.addAll(this.cookies))
+					.body(this.problem)
+					.writeTo(request, response, context);
+			}
+			response.setStatus(this.problem.getStatus());
+			this.headers.forEach((name, values) -> values.forEach((value) -> response.addHeader(name, value)));
+			MvcRouteLimits.this.rejections.write(this.problem, MediaType.APPLICATION_PROBLEM_JSON, request, response,
+					converter, true);
+			return null;
+		}
+
 	}
 
 	/**

@@ -1,30 +1,22 @@
 package dev.limiter.internal.web.servlet;
 
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.OutputStream;
 import java.lang.reflect.Method;
 import java.net.URI;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.function.Supplier;
 
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import org.springframework.beans.factory.BeanFactoryUtils;
 import org.springframework.context.ApplicationContext;
 import org.springframework.core.Ordered;
-import org.springframework.core.ResolvableType;
 import org.springframework.http.HttpHeaders;
-import org.springframework.http.HttpOutputMessage;
 import org.springframework.http.MediaType;
 import org.springframework.http.ProblemDetail;
 import org.springframework.http.ResponseEntity;
-import org.springframework.http.converter.GenericHttpMessageConverter;
 import org.springframework.http.converter.HttpMessageConverter;
-import org.springframework.http.converter.SmartHttpMessageConverter;
 import org.springframework.http.server.ServletServerHttpResponse;
 import org.springframework.util.ReflectionUtils;
 import org.springframework.web.bind.annotation.ControllerAdvice;
@@ -39,7 +31,6 @@ import org.springframework.web.servlet.mvc.method.annotation.ResponseBodyAdvice;
 
 import dev.limiter.RateLimitExceededException;
 import dev.limiter.RateLimitUnavailableException;
-import dev.limiter.internal.web.ProblemBodies;
 
 /**
  * Writes the response of a rejection straight to the servlet response whenever Spring
@@ -66,11 +57,6 @@ public class RateLimitExceptionResolver implements HandlerExceptionResolver, Ord
 	 */
 	public static final int ORDER = -1;
 
-	private static final ResolvableType PROBLEM_TYPE = ResolvableType.forClass(ProblemDetail.class);
-
-	// Tomcat's last chunk without trailer fields is the one it writes without a supplier.
-	private static final Supplier<Map<String, String>> NO_TRAILER_FIELDS = () -> null;
-
 	private final RateLimitExceptionHandler handler;
 
 	private final ApplicationContext context;
@@ -79,7 +65,7 @@ public class RateLimitExceptionResolver implements HandlerExceptionResolver, Ord
 
 	private final Map<Class<?>, Boolean> unavailableByHandlerType = new ConcurrentHashMap<>();
 
-	private final ProblemBodies<Body> bodies = new ProblemBodies<>();
+	private final ServletRejections rejections = new ServletRejections();
 
 	private volatile Setup setup;
 
@@ -165,81 +151,7 @@ public class RateLimitExceptionResolver implements HandlerExceptionResolver, Ord
 			// A subclass's problem, completed as Spring MVC completes it.
 			problem.setInstance(URI.create(request.getRequestURI()));
 		}
-		Body body = this.bodies.get(problem, contentType, (p) -> serialize(p, contentType, converter));
-		for (String[] header : body.headers()) {
-			response.setHeader(header[0], header[1]);
-		}
-		boolean oneWrite = chunkedAtTheEnd(request, response);
-		OutputStream stream = response.getOutputStream();
-		stream.write(body.bytes());
-		if (!oneWrite) {
-			stream.flush();
-			response.flushBuffer();
-		}
-	}
-
-	/**
-	 * Keep the chunked answer Spring MVC gives, in one write to the socket instead of
-	 * two: Spring MVC's converter flushes the body, so the response goes out chunked, as
-	 * the headers and the body first and the last chunk when the request ends. Tomcat
-	 * chunks an HTTP/1.1 response that has trailer fields even when it could count its
-	 * length, so a supplier of no trailer fields gives the same bytes without the early
-	 * flush; on other servers and protocols the body is flushed as Spring MVC does.
-	 */
-	private static boolean chunkedAtTheEnd(HttpServletRequest request, HttpServletResponse response) {
-		if (!"HTTP/1.1".equals(request.getProtocol()) || !isTomcat(request)) {
-			return false;
-		}
-		try {
-			response.setTrailerFields(NO_TRAILER_FIELDS);
-			return true;
-		}
-		catch (IllegalStateException ex) {
-			return false;
-		}
-	}
-
-	private static boolean isTomcat(HttpServletRequest request) {
-		String server = request.getServletContext().getServerInfo();
-		return server != null && server.startsWith("Apache Tomcat/");
-	}
-
-	@SuppressWarnings({ "unchecked", "rawtypes" })
-	private static Body serialize(ProblemDetail problem, MediaType contentType, HttpMessageConverter<?> converter)
-			throws IOException {
-		ByteArrayOutputStream bytes = new ByteArrayOutputStream(256);
-		HttpHeaders headers = new HttpHeaders();
-		headers.setContentType(contentType);
-		HttpOutputMessage message = new HttpOutputMessage() {
-
-			@Override
-			public OutputStream getBody() {
-				return bytes;
-			}
-
-			@Override
-			public HttpHeaders getHeaders() {
-				return headers;
-			}
-
-		};
-		if (converter instanceof GenericHttpMessageConverter generic) {
-			generic.write(problem, ProblemDetail.class, contentType, message);
-		}
-		else if (converter instanceof SmartHttpMessageConverter smart) {
-			smart.write(problem, PROBLEM_TYPE, contentType, message, null);
-		}
-		else {
-			((HttpMessageConverter) converter).write(problem, contentType, message);
-		}
-		List<String[]> written = new ArrayList<>();
-		headers.forEach((name, values) -> values.forEach((value) -> written.add(new String[] { name, value })));
-		return new Body(bytes.toByteArray(), List.copyOf(written));
-	}
-
-	/** The bytes of a problem and the headers its converter set, as name and value. */
-	private record Body(byte[] bytes, List<String[]> headers) {
-
+		this.rejections.write(problem, contentType, request, response, converter, false);
 	}
 
 	/**
@@ -312,22 +224,11 @@ public class RateLimitExceptionResolver implements HandlerExceptionResolver, Ord
 				return NONE;
 			}
 			for (HttpMessageConverter<?> converter : resolver.getMessageConverters()) {
-				if (canWrite(converter)) {
+				if (ServletRejections.writesProblems(converter)) {
 					return new Setup(resolver.getExceptionHandlerAdviceCache(), converter);
 				}
 			}
 			return NONE;
-		}
-
-		private static boolean canWrite(HttpMessageConverter<?> converter) {
-			MediaType problemJson = MediaType.APPLICATION_PROBLEM_JSON;
-			if (converter instanceof GenericHttpMessageConverter<?> generic) {
-				return generic.canWrite(ProblemDetail.class, ProblemDetail.class, problemJson);
-			}
-			if (converter instanceof SmartHttpMessageConverter<?> smart) {
-				return smart.canWrite(PROBLEM_TYPE, ProblemDetail.class, problemJson);
-			}
-			return converter.canWrite(ProblemDetail.class, problemJson);
 		}
 
 		private static ExceptionHandlerExceptionResolver exceptionHandlerResolver(ApplicationContext context) {
