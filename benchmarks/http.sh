@@ -20,7 +20,8 @@
 # APPS=1 adds the applications' runs (benchmarks/mvc-app and benchmarks/webflux-app, Spring
 # Boot 4.1, no Spring Security), each over USERS users (10, by callers.lua): /hit limited
 # 5 per 4 s by key = "#user", on Spring MVC and on WebFlux, without (limiter.enabled=false),
-# admitted (1,000,000 per second) and rejecting; then the WebFlux app as a Spring Cloud Gateway (profile "gateway") whose
+# admitted (1,000,000 per second) and rejecting, beside /floor, the yardstick of an admitted
+# call (a StringRedisTemplate running a DefaultRedisScript on a sorted set); then the WebFlux app as a Spring Cloud Gateway (profile "gateway") whose
 # routes forward to an unlimited handler: /scg by the gateway's RedisRateLimiter, /limiter by
 # limiterRateLimiter's token bucket (the same promise), /limiter-log by its sliding log,
 # admitted (1,000,000 per second) and rejecting (5 per 5 s), Redis flushed before each;
@@ -32,7 +33,8 @@
 #
 # ONLY=<regex> runs only the runs whose label matches it whole, such as
 # ONLY='webflux-(without|rejecting)'; STACK_JAR=<jar> measures another build of the app of
-# the stack that runs (one at a time, with ONLY), such as one from an earlier commit.
+# the stack that runs (one at a time, with ONLY), such as one from an earlier commit, and
+# GATEWAY_MVC_JAR=<jar> of the Gateway Server MVC app.
 #
 #   benchmarks/http.sh            about five minutes; needs wrk (apt-get install wrk)
 #   APPS=only benchmarks/http.sh  about fifteen minutes
@@ -147,6 +149,9 @@ APP_ARGS=()
 		flush_redis
 		run "$stack-admitted" users:/hit --limiter.limits.hit.threshold=1000000 --limiter.limits.hit.period=1s
 		flush_redis
+		# the yardstick: a DefaultRedisScript on a sorted set, every call admitted
+		run "$stack-floor" users:/floor
+		flush_redis
 		run "$stack-rejecting" users:/hit
 	done
 	for kind in admitted rejecting; do
@@ -157,7 +162,7 @@ APP_ARGS=()
 			run "gateway-$route-$kind" "users:/$route/plain" --spring.profiles.active=gateway "${numbers[@]}"
 		done
 	done
-	JAR="$ROOT/benchmarks/gateway-mvc-app/target/gateway-mvc-app.jar"
+	JAR="${GATEWAY_MVC_JAR:-$ROOT/benchmarks/gateway-mvc-app/target/gateway-mvc-app.jar}"
 	for kind in admitted rejecting; do
 		if [ $kind = admitted ]; then numbers=(--bench.threshold=1000000 --bench.period-seconds=1)
 		else numbers=(--bench.threshold=5 --bench.period-seconds=5); fi
@@ -176,12 +181,13 @@ runs = {k: (float(r), float(c), int(b), int(t)) for k, r, c, b, t in re.findall(
 allocs = {k: int(b) for k, b in re.findall(r"^([\w-]+): .*, (\d+) alloc-B/req$", text, re.M)}
 pairs = [("mvc-rejecting", "mvc-without", 1.0), ("webflux-rejecting", "webflux-without", 1.0),
          ("mvc-admitted", "mvc-without", None), ("webflux-admitted", "webflux-without", None),
+         ("mvc-admitted", "mvc-floor", 1.0), ("webflux-admitted", "webflux-floor", 1.0),
          ("gateway-limiter-admitted", "gateway-scg-admitted", 1.0),
          ("gateway-limiter-rejecting", "gateway-scg-rejecting", 1.0),
          ("gateway-limiter-log-admitted", "gateway-scg-admitted", None),
          ("gateway-limiter-log-rejecting", "gateway-scg-rejecting", None),
          ("gateway-mvc-limiter-admitted", "gateway-mvc-bucket4j-admitted", 1.0),
-         ("gateway-mvc-limiter-rejecting", "gateway-mvc-bucket4j-rejecting", 1.0)]
+         ("gateway-mvc-limiter-rejecting", "gateway-mvc-bucket4j-rejecting", 1.5)]
 for run, base, target in pairs:
     if run in runs and base in runs:
         ratio = runs[run][0] / runs[base][0]
@@ -210,7 +216,7 @@ try:
 except ImportError:
     pass
 for label, (rate, cpu, bad, total) in sorted(runs.items()):
-    if label.endswith("-without") or label.endswith("-admitted"):
+    if label.endswith(("-without", "-admitted", "-floor")):
         print(f"check {label}: {bad} of {total} not 2xx (want 0): {'ok' if bad == 0 else 'FAILED'}")
     else:
         share = bad / total if total else 0
