@@ -13,7 +13,10 @@ import java.util.function.Function;
 import jakarta.servlet.ServletException;
 import jakarta.servlet.http.Cookie;
 import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.ServletOutputStream;
+import jakarta.servlet.WriteListener;
 import jakarta.servlet.http.HttpServletResponse;
+import jakarta.servlet.http.HttpServletResponseWrapper;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.NoSuchBeanDefinitionException;
 import org.springframework.beans.factory.ObjectProvider;
@@ -78,6 +81,12 @@ final class MvcRouteLimits implements SmartInitializingSingleton {
 	private final ServletRejections rejections = new ServletRejections();
 
 	private volatile HttpMessageConverter<?> problemWriter;
+
+	/**
+	 * Whether the gateway's own response flushed the first problem it wrote (the server
+	 * then chunks it; Spring Framework 6.2 does, 7 does not), {@code null} until then.
+	 */
+	private volatile Boolean flushes;
 
 	MvcRouteLimits(RouteCalls calls, RateLimitResponses responses, BeanFactory beans,
 			ObjectProvider<GatewayMvcProperties> properties) {
@@ -233,17 +242,25 @@ final class MvcRouteLimits implements SmartInitializingSingleton {
 		public ModelAndView writeTo(HttpServletRequest request, HttpServletResponse response, Context context)
 				throws ServletException, IOException {
 			HttpMessageConverter<?> converter = problemWriter(context.messageConverters());
-			if (converter == null || !this.cookies.isEmpty() || !acceptsProblemJson(request)) {
-				return ServerResponse.status(this.problem.getStatus())
-					.headers((written) -> written.addAll(this.headers))
-					.cookies((written) -> written.addAll(this.cookies))
+			Boolean flushes = MvcRouteLimits.this.flushes;
+			boolean direct = converter != null && this.cookies.isEmpty() && acceptsProblemJson(request);
+			if (!direct || flushes == null) {
+				// the gateway's own response; the first one watched for how it frames it
+				FlushWatch watched = new FlushWatch(response);
+				ModelAndView written = ServerResponse.status(this.problem.getStatus())
+					.headers((headers) -> headers.addAll(this.headers))
+					.cookies((cookies) -> cookies.addAll(this.cookies))
 					.body(this.problem)
-					.writeTo(request, response, context);
+					.writeTo(request, direct ? watched : response, context);
+				if (direct) {
+					MvcRouteLimits.this.flushes = watched.flushed;
+				}
+				return written;
 			}
 			response.setStatus(this.problem.getStatus());
 			this.headers.forEach((name, values) -> values.forEach((value) -> response.addHeader(name, value)));
-			MvcRouteLimits.this.rejections.write(this.problem, MediaType.APPLICATION_PROBLEM_JSON, request, response,
-					converter, true);
+			MvcRouteLimits.this.rejections.write(this.problem, MediaType.APPLICATION_PROBLEM_JSON, response, converter,
+					flushes);
 			return null;
 		}
 
@@ -314,6 +331,67 @@ final class MvcRouteLimits implements SmartInitializingSingleton {
 	 * The upstream's response, which ends the request's call in flight once it is written
 	 * (or fails to be): the slot is held while the body streams to the client.
 	 */
+	/** A response that notes whether what is written to it is flushed. */
+	private static final class FlushWatch extends HttpServletResponseWrapper {
+
+		private volatile boolean flushed;
+
+		private ServletOutputStream stream;
+
+		FlushWatch(HttpServletResponse response) {
+			super(response);
+		}
+
+		@Override
+		public void flushBuffer() throws IOException {
+			this.flushed = true;
+			super.flushBuffer();
+		}
+
+		@Override
+		public ServletOutputStream getOutputStream() throws IOException {
+			if (this.stream == null) {
+				ServletOutputStream out = super.getOutputStream();
+				this.stream = new ServletOutputStream() {
+
+					@Override
+					public void write(int b) throws IOException {
+						out.write(b);
+					}
+
+					@Override
+					public void write(byte[] b, int off, int len) throws IOException {
+						out.write(b, off, len);
+					}
+
+					@Override
+					public void flush() throws IOException {
+						FlushWatch.this.flushed = true;
+						out.flush();
+					}
+
+					@Override
+					public void close() throws IOException {
+						out.close();
+					}
+
+					@Override
+					public boolean isReady() {
+						return out.isReady();
+					}
+
+					@Override
+					public void setWriteListener(WriteListener listener) {
+						out.setWriteListener(listener);
+					}
+
+				};
+			}
+			return this.stream;
+		}
+
+	}
+
 	private static final class FinishedResponse implements ServerResponse {
 
 		private final ServerResponse response;

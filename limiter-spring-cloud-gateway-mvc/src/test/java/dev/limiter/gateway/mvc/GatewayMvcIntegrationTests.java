@@ -345,8 +345,13 @@ class GatewayMvcIntegrationTests {
 	@Order(8)
 	void a429IsByteForByteTheOneOnRecordWithAndWithoutAnAcceptHeader() throws Exception {
 		String port = first.getEnvironment().getProperty("local.server.port");
-		String expected = new String(
-				GatewayMvcIntegrationTests.class.getResourceAsStream("gateway-mvc-rejection-429.http").readAllBytes(),
+		// Boot 3.5's line writes the gateway's problem chunked (its Jackson 2 converter
+		// flushes) and its members in another order; each record is what the gateway's
+		// own
+		// response wrote on its line.
+		String record = org.springframework.util.ClassUtils.isPresent("tools.jackson.databind.ObjectMapper", null)
+				? "gateway-mvc-rejection-429.http" : "gateway-mvc-rejection-429-boot35.http";
+		String expected = new String(GatewayMvcIntegrationTests.class.getResourceAsStream(record).readAllBytes(),
 				StandardCharsets.UTF_8);
 		for (String accept : new String[] { null, "*/*", "application/json", "application/problem+json" }) {
 			String response;
@@ -358,10 +363,10 @@ class GatewayMvcIntegrationTests {
 			while (status == 200);
 			// Kept for a look when the record and the response part.
 			Files.writeString(Path.of("target", "gateway-mvc-rejection-429.actual"), response);
-			// the date and the numbers blanked: they move
-			assertThat(response.replaceAll("(?m)^Date: [^\\r\\n]*", "Date: #").replaceAll("[0-9]+", "#"))
-				.as("Accept: " + accept)
-				.isEqualTo(expected);
+			// the date, a chunk's size and the numbers blanked: they move
+			assertThat(response.replaceAll("(?m)^Date: [^\\r\\n]*", "Date: #")
+				.replaceAll("(?m)^[0-9a-fA-F]+(?=\\r$)", "#")
+				.replaceAll("[0-9]+", "#")).as("Accept: " + accept).isEqualTo(expected);
 		}
 	}
 

@@ -99,6 +99,11 @@ public final class CachedRejectionHandlerAdapter implements HandlerAdapter, Orde
 			catch (RateLimitExceededException rejection) {
 				return this.rejections.write(exchange, rejection).then(Mono.<HandlerResult>empty());
 			}
+			catch (RuntimeException ex) {
+				// a key that cannot be built here fails the call where it always has,
+				// inside the handler, so that the controller's own handlers see it
+				return delegate().handle(exchange, handler);
+			}
 			return delegate().handle(exchange, handler);
 		});
 	}

@@ -151,7 +151,7 @@ public class RateLimitExceptionResolver implements HandlerExceptionResolver, Ord
 			// A subclass's problem, completed as Spring MVC completes it.
 			problem.setInstance(URI.create(request.getRequestURI()));
 		}
-		this.rejections.write(problem, contentType, request, response, converter, false);
+		this.rejections.write(problem, contentType, request, response, converter);
 	}
 
 	/**

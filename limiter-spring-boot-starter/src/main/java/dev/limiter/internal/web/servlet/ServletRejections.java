@@ -54,28 +54,18 @@ public final class ServletRejections {
 	}
 
 	/**
-	 * Write a problem as the body of the response, whose status and headers are set.
+	 * Write a problem as the body of the response, whose status and headers are set,
+	 * chunked, as Spring MVC's annotated handlers write it.
 	 * @param problem the problem
 	 * @param contentType its content type
 	 * @param request the request
 	 * @param response the response
 	 * @param converter the converter that serializes it
-	 * @param withLength whether the answer carries a {@code Content-Length}, as Spring's
-	 * functional responses write it; otherwise it is chunked, as Spring MVC's converters
-	 * flush it
 	 * @throws IOException if the response cannot be written
 	 */
 	public void write(ProblemDetail problem, MediaType contentType, HttpServletRequest request,
-			HttpServletResponse response, HttpMessageConverter<?> converter, boolean withLength) throws IOException {
-		Body body = this.bodies.get(problem, contentType, (p) -> serialize(p, contentType, converter));
-		for (String[] header : body.headers()) {
-			response.setHeader(header[0], header[1]);
-		}
-		if (withLength) {
-			response.setContentLength(body.bytes().length);
-			response.getOutputStream().write(body.bytes());
-			return;
-		}
+			HttpServletResponse response, HttpMessageConverter<?> converter) throws IOException {
+		Body body = body(problem, contentType, response, converter);
 		boolean oneWrite = chunkedAtTheEnd(request, response);
 		OutputStream stream = response.getOutputStream();
 		stream.write(body.bytes());
@@ -83,6 +73,36 @@ public final class ServletRejections {
 			stream.flush();
 			response.flushBuffer();
 		}
+	}
+
+	/**
+	 * Write a problem as the body of the response, whose status and headers are set, as a
+	 * surface whose own writes were watched once writes it: flushed where it flushed (the
+	 * server then chunks it), else left for the server to count.
+	 * @param problem the problem
+	 * @param contentType its content type
+	 * @param response the response
+	 * @param converter the converter that serializes it
+	 * @param flush whether the surface's own write flushed the body
+	 * @throws IOException if the response cannot be written
+	 */
+	public void write(ProblemDetail problem, MediaType contentType, HttpServletResponse response,
+			HttpMessageConverter<?> converter, boolean flush) throws IOException {
+		Body body = body(problem, contentType, response, converter);
+		OutputStream stream = response.getOutputStream();
+		stream.write(body.bytes());
+		if (flush) {
+			stream.flush();
+		}
+	}
+
+	private Body body(ProblemDetail problem, MediaType contentType, HttpServletResponse response,
+			HttpMessageConverter<?> converter) throws IOException {
+		Body body = this.bodies.get(problem, contentType, (p) -> serialize(p, contentType, converter));
+		for (String[] header : body.headers()) {
+			response.setHeader(header[0], header[1]);
+		}
+		return body;
 	}
 
 	/**
