@@ -118,8 +118,12 @@ final class AiCaller implements SurfaceRequest {
 			return principal.map((name) -> of(name, null, model)).switchIfEmpty(Mono.deferContextual((context) -> {
 				ServerWebExchange exchange = context.getOrDefault(ServerWebExchange.class, null);
 				InetSocketAddress remote = (exchange != null) ? exchange.getRequest().getRemoteAddress() : null;
-				return (remote != null) ? Mono.just(of(null, remote.getAddress().getHostAddress(), model))
-						: Mono.empty();
+				if (remote == null) {
+					return Mono.empty();
+				}
+				String address = (remote.getAddress() != null) ? remote.getAddress().getHostAddress()
+						: remote.getHostString();
+				return Mono.just(of(null, address, model));
 			}));
 		}
 

@@ -33,8 +33,11 @@ import dev.limiter.internal.client.OutgoingQuotas;
  */
 final class ProviderQuotaInterceptor implements Interceptor {
 
-	/** An answer longer than this is not read for its usage: its reservation stays. */
-	private static final long LONGEST_ANSWER = 16 * 1024 * 1024;
+	/**
+	 * A request or an answer longer than this is not read for its tokens: a request's
+	 * estimate is then its answer's bound, an answer keeps its reservation.
+	 */
+	private static final long LONGEST_BODY = 16 * 1024 * 1024;
 
 	private static final JsonMapper json = JsonMapper.builder().build();
 
@@ -95,7 +98,7 @@ final class ProviderQuotaInterceptor implements Interceptor {
 				.body(ResponseBody.create(Okio.buffer(settling), type, body.contentLength()))
 				.build();
 		}
-		long used = usage(response.peekBody(LONGEST_ANSWER).string());
+		long used = usage(response.peekBody(LONGEST_BODY).string());
 		settle(tokens, estimate, (used >= 0) ? used : estimate.total());
 		return response;
 	}
@@ -112,7 +115,12 @@ final class ProviderQuotaInterceptor implements Interceptor {
 	 * {@code limiter.ai.max-completion-tokens}).
 	 */
 	Estimate estimate(Request request) throws IOException {
-		if (request.body() == null) {
+		okhttp3.RequestBody requestBody = request.body();
+		MediaType type = (requestBody != null) ? requestBody.contentType() : null;
+		// only a chat request's JSON is read: never a one-shot body (it would be spent),
+		// an upload (audio, images) or one too long to hold
+		if (requestBody == null || requestBody.isOneShot() || type == null || !"json".equals(type.subtype())
+				|| requestBody.contentLength() > LONGEST_BODY) {
 			return new Estimate(0, this.maxCompletionTokens);
 		}
 		Buffer buffer = new Buffer();

@@ -125,7 +125,8 @@ public final class TokenBudgetAdvisor implements CallAdvisor, StreamAdvisor {
 
 	@Override
 	public Flux<ChatClientResponse> adviseStream(ChatClientRequest request, StreamAdvisorChain chain) {
-		return AiCaller.subscriber(named(request), model(request)).flatMapMany((caller) -> {
+		// the caller as the subscription finds it, on the subscribing thread
+		return Mono.defer(() -> AiCaller.subscriber(named(request), model(request))).flatMapMany((caller) -> {
 			Reservation reservation = prepare(request, caller);
 			if (reservation == null) {
 				return chain.nextStream(request);
