@@ -13,7 +13,10 @@
 -- ARGV[3]          now in microseconds, or -1 to read the Redis server clock
 -- ARGV[4]          1 to record rejected calls too, else 0
 -- ARGV[5]          a member token unique to this call (or the released call's)
--- ARGV[6]          the released call's time in microseconds, else 0
+-- ARGV[6]          the released call's time in microseconds, else 0; in an acquire, how
+--                  many of the limits (the first ones) the call enforces, 0 for all: the
+--                  rest only watch it (shadow mode) under keys of their own, and are
+--                  decided in the same call once the enforced ones admit it
 -- ARGV[2 + 5i]     algorithm of limit i
 -- ARGV[3 + 5i]     threshold of limit i
 -- ARGV[4 + 5i]     window of limit i in microseconds
@@ -24,7 +27,9 @@
 --                  window holds (the end is kept in KEYS[i]..':p', in the same slot)
 --
 -- Acquire returns {allowed (1 or 0), deciding limit (1-based), remaining, retry_after_us,
---                  reset_after_us, now_us}
+--                  reset_after_us, now_us}, followed by the same six for the watched
+--                  limits (their deciding limit counted among them) when there are some
+--                  and the enforced ones admitted the call
 -- Usage returns {used, remaining, reset_after_us, current slice (-1 when none),
 --               penalty_left_us} per limit, then now_us
 -- Charge returns the reply of an admitted acquire, after the charge
@@ -64,21 +69,99 @@ if mode == 'l' then
   return { renewed, now }
 end
 
-local limits = {}
-for i = 1, #KEYS do
-  local arg = 2 + 5 * i
-  local limit = { key = KEYS[i], n = tonumber(ARGV[arg + 1]), w = tonumber(ARGV[arg + 2]),
-                  unit = tonumber(ARGV[arg + 3]) or ARGV[arg + 3], algorithm = algorithms[ARGV[arg]],
-                  penalty = tonumber(ARGV[arg + 4]) }
-  limit.algorithm.load(limit, now)
-  if limit.penalty > 0 then
-    local ends = tonumber(redis.call('GET', limit.key .. ':p'))
-    if ends and ends > now then
-      limit.blocked = ends
+-- the limits first to last, each with its state read
+local function loaded(first, last)
+  local limits = {}
+  for i = first, last do
+    local arg = 2 + 5 * i
+    local limit = { key = KEYS[i], n = tonumber(ARGV[arg + 1]), w = tonumber(ARGV[arg + 2]),
+                    unit = tonumber(ARGV[arg + 3]) or ARGV[arg + 3], algorithm = algorithms[ARGV[arg]],
+                    penalty = tonumber(ARGV[arg + 4]) }
+    limit.algorithm.load(limit, now)
+    if limit.penalty > 0 then
+      local ends = tonumber(redis.call('GET', limit.key .. ':p'))
+      if ends and ends > now then
+        limit.blocked = ends
+      end
+    end
+    limits[#limits + 1] = limit
+  end
+  return limits
+end
+
+-- the decision of an acquire under some limits, all or nothing
+local function decide(limits)
+  local allowed = 1
+  for _, limit in ipairs(limits) do
+    if limit.blocked or limit.used + permits > limit.n then
+      allowed = 0
     end
   end
-  limits[i] = limit
+
+  if allowed == 1 or count_rejected then
+    for _, limit in ipairs(limits) do
+      if allowed == 0 then
+        limit.rejected = true
+      end
+      limit.algorithm.record(limit, now, permits, token)
+    end
+  end
+
+  local decider, remaining, retry_after = 1, -1, 0
+  if allowed == 1 then
+    for i, limit in ipairs(limits) do
+      local left = limit.n - limit.used
+      if remaining < 0 or left < remaining then
+        remaining, decider = left, i
+      end
+    end
+  else
+    -- the limit that frees up last decides, measured on the state as it is now (with this
+    -- call in it when rejected calls count); a limit with a penalty that rejects starts it,
+    -- and one serving it waits it out
+    for i, limit in ipairs(limits) do
+      local wait
+      if limit.blocked then
+        wait = limit.blocked - now
+      elseif limit.used + permits > limit.n then
+        wait = limit.algorithm.wait(limit, now, permits)
+        if limit.penalty > 0 then
+          limit.blocked = now + limit.penalty
+          redis.call('SET', limit.key .. ':p', limit.blocked, 'PX', ttl_ms(limit.penalty))
+          if limit.penalty > wait then
+            wait = limit.penalty
+          end
+        end
+      end
+      if wait and (retry_after == 0 or wait > retry_after) then
+        retry_after, decider = wait, i
+      end
+    end
+    remaining = limits[decider].n - limits[decider].used
+    if remaining < 0 or limits[decider].blocked then
+      remaining = 0
+    end
+  end
+
+  return { allowed, decider, remaining, retry_after, limits[decider].algorithm.reset(limits[decider], now), now }
 end
+
+if mode == 'a' then
+  local enforced = tonumber(ARGV[6])
+  if enforced == 0 then
+    enforced = #KEYS
+  end
+  local reply = decide(loaded(1, enforced))
+  if reply[1] == 1 and enforced < #KEYS then
+    -- the watched limits see the call only once it is admitted, as if asked after it
+    for _, value in ipairs(decide(loaded(enforced + 1, #KEYS))) do
+      reply[#reply + 1] = value
+    end
+  end
+  return reply
+end
+
+local limits = loaded(1, #KEYS)
 
 if mode == 'u' then
   local reply = {}
@@ -142,56 +225,3 @@ if mode == 'c' then
   return { 1, decider, remaining, 0, limits[decider].algorithm.reset(limits[decider], now), now }
 end
 
-local allowed = 1
-for _, limit in ipairs(limits) do
-  if limit.blocked or limit.used + permits > limit.n then
-    allowed = 0
-  end
-end
-
-if allowed == 1 or count_rejected then
-  for _, limit in ipairs(limits) do
-    if allowed == 0 then
-      limit.rejected = true
-    end
-    limit.algorithm.record(limit, now, permits, token)
-  end
-end
-
-local decider, remaining, retry_after = 1, -1, 0
-if allowed == 1 then
-  for i, limit in ipairs(limits) do
-    local left = limit.n - limit.used
-    if remaining < 0 or left < remaining then
-      remaining, decider = left, i
-    end
-  end
-else
-  -- the limit that frees up last decides, measured on the state as it is now (with this
-  -- call in it when rejected calls count); a limit with a penalty that rejects starts it,
-  -- and one serving it waits it out
-  for i, limit in ipairs(limits) do
-    local wait
-    if limit.blocked then
-      wait = limit.blocked - now
-    elseif limit.used + permits > limit.n then
-      wait = limit.algorithm.wait(limit, now, permits)
-      if limit.penalty > 0 then
-        limit.blocked = now + limit.penalty
-        redis.call('SET', limit.key .. ':p', limit.blocked, 'PX', ttl_ms(limit.penalty))
-        if limit.penalty > wait then
-          wait = limit.penalty
-        end
-      end
-    end
-    if wait and (retry_after == 0 or wait > retry_after) then
-      retry_after, decider = wait, i
-    end
-  end
-  remaining = limits[decider].n - limits[decider].used
-  if remaining < 0 or limits[decider].blocked then
-    remaining = 0
-  end
-end
-
-return { allowed, decider, remaining, retry_after, limits[decider].algorithm.reset(limits[decider], now), now }

@@ -12,7 +12,9 @@ import dev.limiter.Limit;
 import dev.limiter.RateLimiter;
 import dev.limiter.Usage;
 import dev.limiter.internal.AbstractRateLimiter;
+import dev.limiter.internal.CheckedCall;
 import dev.limiter.internal.Engines;
+import dev.limiter.internal.WatchedDecision;
 
 /**
  * The engine of {@link RejectionCachingRateLimiter}: the blocks it remembers, per caller
@@ -57,6 +59,59 @@ final class RejectionCacheEngine extends AbstractRateLimiter implements Rejectio
 		}
 		return acquireAsync(this.delegate, checked(key, permits, limits))
 			.thenApply((decision) -> answered(cacheKey, permits, sentNanos, decision));
+	}
+
+	/**
+	 * Decide a call under its enforced and watching limits, each answered from the
+	 * rejections remembered under its own key as its own acquire would be: a remembered
+	 * enforced rejection answers alone, a remembered watching one leaves the store only
+	 * the enforced limits to decide.
+	 */
+	@Override
+	protected WatchedDecision doAcquire(CheckedCall enforced, CheckedCall watched) {
+		CacheKey enforcedKey = new CacheKey(enforced.key(), enforced.limits());
+		long sentNanos = nanos(this.clock);
+		Decision blocked = blocked(enforcedKey, enforced.permits(), sentNanos);
+		if (blocked != null) {
+			return new WatchedDecision(blocked, null);
+		}
+		CacheKey watchedKey = new CacheKey(watched.key(), watched.limits());
+		Decision watchedBlocked = blocked(watchedKey, watched.permits(), sentNanos);
+		if (watchedBlocked != null) {
+			Decision decision = answered(enforcedKey, enforced.permits(), sentNanos, acquire(this.delegate, enforced));
+			return new WatchedDecision(decision, decision.isAllowed() ? watchedBlocked : null);
+		}
+		return answered(enforcedKey, watchedKey, enforced.permits(), sentNanos,
+				acquire(this.delegate, enforced, watched));
+	}
+
+	@Override
+	protected CompletableFuture<WatchedDecision> doAcquireAsync(CheckedCall enforced, CheckedCall watched) {
+		CacheKey enforcedKey = new CacheKey(enforced.key(), enforced.limits());
+		long sentNanos = nanos(this.clock);
+		Decision blocked = blocked(enforcedKey, enforced.permits(), sentNanos);
+		if (blocked != null) {
+			return CompletableFuture.completedFuture(new WatchedDecision(blocked, null));
+		}
+		CacheKey watchedKey = new CacheKey(watched.key(), watched.limits());
+		Decision watchedBlocked = blocked(watchedKey, watched.permits(), sentNanos);
+		if (watchedBlocked != null) {
+			return acquireAsync(this.delegate, enforced).thenApply((decision) -> {
+				Decision answer = answered(enforcedKey, enforced.permits(), sentNanos, decision);
+				return new WatchedDecision(answer, answer.isAllowed() ? watchedBlocked : null);
+			});
+		}
+		return acquireAsync(this.delegate, enforced, watched)
+			.thenApply((decisions) -> answered(enforcedKey, watchedKey, enforced.permits(), sentNanos, decisions));
+	}
+
+	private WatchedDecision answered(CacheKey enforcedKey, CacheKey watchedKey, long permits, long sentNanos,
+			WatchedDecision decisions) {
+		answered(enforcedKey, permits, sentNanos, decisions.enforced());
+		if (decisions.watched() != null) {
+			answered(watchedKey, permits, sentNanos, decisions.watched());
+		}
+		return decisions;
 	}
 
 	/**

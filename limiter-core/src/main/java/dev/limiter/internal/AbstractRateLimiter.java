@@ -55,6 +55,57 @@ public abstract class AbstractRateLimiter implements RateLimiter {
 	}
 
 	/**
+	 * Decide a call under its enforced limits and, once they admit it, under the limits
+	 * that only watch it (shadow mode) under a key of their own: what two acquires in
+	 * that order decide, in one round trip where the store can.
+	 * @param enforced the call under its enforced limits
+	 * @param watched the call under its watching limits, another key
+	 * @return the decisions
+	 */
+	public final WatchedDecision acquire(CheckedCall enforced, CheckedCall watched) {
+		return doAcquire(enforced, watched);
+	}
+
+	/**
+	 * Decide a call under its enforced and its watching limits without blocking, as
+	 * {@link #acquire(CheckedCall, CheckedCall)} does.
+	 * @param enforced the call under its enforced limits
+	 * @param watched the call under its watching limits, another key
+	 * @return the decisions to come
+	 */
+	public final CompletableFuture<WatchedDecision> acquireAsync(CheckedCall enforced, CheckedCall watched) {
+		try {
+			return doAcquireAsync(enforced, watched);
+		}
+		catch (RuntimeException ex) {
+			return CompletableFuture.failedFuture(ex);
+		}
+	}
+
+	/**
+	 * Decide a call under its enforced limits, then, once admitted, under its watching
+	 * ones; the default asks this limiter twice, stores that answer both at once override
+	 * it.
+	 * @param enforced the call under its enforced limits
+	 * @param watched the call under its watching limits
+	 * @return the decisions
+	 */
+	protected WatchedDecision doAcquire(CheckedCall enforced, CheckedCall watched) {
+		return WatchedDecision.of(acquire(enforced), () -> acquire(watched));
+	}
+
+	/**
+	 * Decide a call under its enforced and watching limits without blocking; the default
+	 * asks this limiter twice, the second time once the first admits the call.
+	 * @param enforced the call under its enforced limits
+	 * @param watched the call under its watching limits
+	 * @return the decisions to come
+	 */
+	protected CompletableFuture<WatchedDecision> doAcquireAsync(CheckedCall enforced, CheckedCall watched) {
+		return WatchedDecision.ofAsync(acquireAsync(enforced), () -> acquireAsync(watched));
+	}
+
+	/**
 	 * Give back what an admitted decision of this limiter took, once; decorators override
 	 * it to pass the decision to the limiter that granted it.
 	 */
@@ -374,6 +425,36 @@ public abstract class AbstractRateLimiter implements RateLimiter {
 		catch (RuntimeException ex) {
 			return CompletableFuture.failedFuture(ex);
 		}
+	}
+
+	/**
+	 * Pass a call under enforced and watching limits to another limiter, as two acquires
+	 * when it is neither an {@code AbstractRateLimiter} nor one of Limiter's facades.
+	 * @param delegate the limiter
+	 * @param enforced the call under its enforced limits
+	 * @param watched the call under its watching limits
+	 * @return the decisions
+	 */
+	protected static WatchedDecision acquire(RateLimiter delegate, CheckedCall enforced, CheckedCall watched) {
+		AbstractRateLimiter engine = Engines.of(delegate);
+		return (engine != null) ? engine.acquire(enforced, watched)
+				: WatchedDecision.of(acquire(delegate, enforced), () -> acquire(delegate, watched));
+	}
+
+	/**
+	 * Pass a call under enforced and watching limits to another limiter without blocking.
+	 * @param delegate the limiter
+	 * @param enforced the call under its enforced limits
+	 * @param watched the call under its watching limits
+	 * @return the decisions to come
+	 */
+	protected static CompletableFuture<WatchedDecision> acquireAsync(RateLimiter delegate, CheckedCall enforced,
+			CheckedCall watched) {
+		AbstractRateLimiter engine = Engines.of(delegate);
+		if (engine != null) {
+			return engine.acquireAsync(enforced, watched);
+		}
+		return WatchedDecision.ofAsync(acquireAsync(delegate, enforced), () -> acquireAsync(delegate, watched));
 	}
 
 	/**

@@ -3,6 +3,7 @@ package dev.limiter.redis;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 
 import org.springframework.data.redis.core.script.RedisScript;
@@ -11,6 +12,7 @@ import dev.limiter.Algorithm;
 import dev.limiter.Decision;
 import dev.limiter.Limit;
 import dev.limiter.Usage;
+import dev.limiter.internal.CheckedCall;
 import dev.limiter.internal.algorithm.AlgorithmDescriptor;
 import dev.limiter.internal.redis.RedisKeys;
 
@@ -113,6 +115,37 @@ final class LimitScript {
 		return args(ACQUIRE, permits, nowMicros, countRejected, member, 0, limits);
 	}
 
+	/**
+	 * Return the keys of a call under enforced limits and limits that watch it under
+	 * another key: the enforced limits' keys first.
+	 */
+	static byte[][] keys(String prefix, CheckedCall enforced, CheckedCall watched) {
+		byte[][] first = keys(prefix, enforced.key(), enforced.limits());
+		byte[][] second = keys(prefix, watched.key(), watched.limits());
+		byte[][] keys = Arrays.copyOf(first, first.length + second.length);
+		System.arraycopy(second, 0, keys, first.length, second.length);
+		return keys;
+	}
+
+	/**
+	 * Return the arguments of an acquire under enforced limits and, in the same call, the
+	 * limits that watch it: the enforced limits first, their number in place of a
+	 * released call's time.
+	 */
+	static byte[][] acquireArgs(long nowMicros, boolean countRejected, String member, CheckedCall enforced,
+			CheckedCall watched) {
+		return args(ACQUIRE, enforced.permits(), nowMicros, countRejected, member, enforced.limits().size(),
+				both(enforced, watched));
+	}
+
+	/** Return the limits of a call under enforced and watching limits, in key order. */
+	static List<Limit> both(CheckedCall enforced, CheckedCall watched) {
+		List<Limit> limits = new ArrayList<>(enforced.limits().size() + watched.limits().size());
+		limits.addAll(enforced.limits());
+		limits.addAll(watched.limits());
+		return limits;
+	}
+
 	/** Return the arguments of a usage query. */
 	static byte[][] usageArgs(long nowMicros, List<Limit> limits) {
 		return args(USAGE, 1, nowMicros, false, "", 0, limits);
@@ -208,14 +241,31 @@ final class LimitScript {
 		if (reply == null || reply.size() != 6) {
 			throw new IllegalStateException("Unexpected reply from the rate-limit script: " + reply);
 		}
-		Limit decider = limits.get(reply.get(1).intValue() - 1);
-		long remaining = reply.get(2);
-		Duration resetAfter = micros(reply.get(4));
-		long now = reply.get(5);
-		if (reply.get(0) == 1L) {
+		return read(reply, 0, limits);
+	}
+
+	/**
+	 * Read the reply of an acquire under enforced and watching limits: the enforced
+	 * limits' six values, then, when they admitted the call, the watching limits' six.
+	 * @return the two decisions, the second {@code null} when the call was rejected
+	 */
+	static Decision[] read(List<Long> reply, List<Limit> enforced, List<Limit> watched) {
+		if (reply == null || reply.size() != ((!reply.isEmpty() && reply.get(0) == 1L) ? 12 : 6)) {
+			throw new IllegalStateException("Unexpected reply from the rate-limit script: " + reply);
+		}
+		Decision first = read(reply, 0, enforced);
+		return new Decision[] { first, first.isAllowed() ? read(reply, 6, watched) : null };
+	}
+
+	private static Decision read(List<Long> reply, int from, List<Limit> limits) {
+		Limit decider = limits.get(reply.get(from + 1).intValue() - 1);
+		long remaining = reply.get(from + 2);
+		Duration resetAfter = micros(reply.get(from + 4));
+		long now = reply.get(from + 5);
+		if (reply.get(from) == 1L) {
 			return Decision.allowed(decider, remaining, resetAfter, now);
 		}
-		return Decision.rejected(decider, remaining, micros(reply.get(3)), resetAfter, now);
+		return Decision.rejected(decider, remaining, micros(reply.get(from + 3)), resetAfter, now);
 	}
 
 	/**

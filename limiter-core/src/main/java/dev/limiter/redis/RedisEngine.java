@@ -9,11 +9,15 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicLong;
 
+import org.springframework.data.redis.core.script.RedisScript;
+
 import dev.limiter.Decision;
 import dev.limiter.Limit;
 import dev.limiter.Usage;
 import dev.limiter.internal.AbstractRateLimiter;
+import dev.limiter.internal.CheckedCall;
 import dev.limiter.internal.Decisions;
+import dev.limiter.internal.WatchedDecision;
 import dev.limiter.internal.redis.RedisKeys;
 
 /**
@@ -35,7 +39,7 @@ final class RedisEngine extends AbstractRateLimiter implements AutoCloseable {
 	private final AtomicLong sequence = new AtomicLong();
 
 	/** Whether the store refused the keys of several slots in one script: a cluster. */
-	private volatile boolean renewsPerSlot;
+	private volatile boolean cluster;
 
 	RedisEngine(RedisScriptExecutor executor, String keyPrefix, Clock clock, boolean countRejected) {
 		this.executor = executor;
@@ -63,6 +67,71 @@ final class RedisEngine extends AbstractRateLimiter implements AutoCloseable {
 					LimitScript.keys(this.keyPrefix, key, limits), acquireArgs(permits, member, limits))
 			.thenApply((reply) -> holding(
 					Decisions.granting(LimitScript.read(reply, limits), key, permits, limits, member)));
+	}
+
+	/**
+	 * Decide the enforced and the watching limits of a call in one script call, which
+	 * asks the watching limits once the enforced ones admit it; on a Redis Cluster, whose
+	 * scripts touch one slot, only when both keys hash to one slot.
+	 */
+	@Override
+	protected WatchedDecision doAcquire(CheckedCall enforced, CheckedCall watched) {
+		if (!oneSlot(enforced, watched)) {
+			return super.doAcquire(enforced, watched);
+		}
+		String member = member();
+		List<Long> reply;
+		try {
+			reply = this.executor.execute(script(enforced, watched),
+					LimitScript.keys(this.keyPrefix, enforced, watched),
+					LimitScript.acquireArgs(now(), this.countRejected, member, enforced, watched));
+		}
+		catch (RuntimeException ex) {
+			if (!crossSlot(ex)) {
+				throw ex;
+			}
+			this.cluster = true;
+			return super.doAcquire(enforced, watched);
+		}
+		return watched(reply, enforced, watched, member);
+	}
+
+	@Override
+	protected CompletableFuture<WatchedDecision> doAcquireAsync(CheckedCall enforced, CheckedCall watched) {
+		if (!oneSlot(enforced, watched)) {
+			return super.doAcquireAsync(enforced, watched);
+		}
+		String member = member();
+		return this.executor
+			.executeAsync(script(enforced, watched), LimitScript.keys(this.keyPrefix, enforced, watched),
+					LimitScript.acquireArgs(now(), this.countRejected, member, enforced, watched))
+			.thenApply((reply) -> watched(reply, enforced, watched, member))
+			.exceptionallyCompose((failure) -> {
+				if (!crossSlot(failure)) {
+					return CompletableFuture.failedFuture(failure);
+				}
+				this.cluster = true;
+				return super.doAcquireAsync(enforced, watched);
+			});
+	}
+
+	/** Whether two calls can share a script call: always but on a cluster. */
+	private boolean oneSlot(CheckedCall enforced, CheckedCall watched) {
+		return !this.cluster || RedisKeys.slot(enforced.key()) == RedisKeys.slot(watched.key());
+	}
+
+	private static RedisScript<List<Long>> script(CheckedCall enforced, CheckedCall watched) {
+		return LimitScript.script(LimitScript.both(enforced, watched));
+	}
+
+	private WatchedDecision watched(List<Long> reply, CheckedCall enforced, CheckedCall watched, String member) {
+		Decision[] decisions = LimitScript.read(reply, enforced.limits(), watched.limits());
+		Decision first = holding(
+				Decisions.granting(decisions[0], enforced.key(), enforced.permits(), enforced.limits(), member));
+		Decision second = (decisions[1] != null)
+				? holding(Decisions.granting(decisions[1], watched.key(), watched.permits(), watched.limits(), member))
+				: null;
+		return new WatchedDecision(first, second);
 	}
 
 	@Override
@@ -120,7 +189,7 @@ final class RedisEngine extends AbstractRateLimiter implements AutoCloseable {
 	 */
 	@Override
 	protected void doRenew(List<Decision.Grant> grants) {
-		if (!this.renewsPerSlot) {
+		if (!this.cluster) {
 			LimitScript.Renewal renewal = LimitScript.renewal(this.keyPrefix, now(), grants);
 			try {
 				this.executor.execute(LimitScript.renewScript(), renewal.keys(), renewal.args());
@@ -130,7 +199,7 @@ final class RedisEngine extends AbstractRateLimiter implements AutoCloseable {
 				if (!crossSlot(ex)) {
 					throw ex;
 				}
-				this.renewsPerSlot = true;
+				this.cluster = true;
 			}
 		}
 		Map<Integer, List<Decision.Grant>> bySlot = new HashMap<>();

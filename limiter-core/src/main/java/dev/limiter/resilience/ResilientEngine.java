@@ -14,8 +14,10 @@ import dev.limiter.RateLimiter;
 import dev.limiter.Usage;
 import dev.limiter.cache.RejectionCache;
 import dev.limiter.internal.AbstractRateLimiter;
+import dev.limiter.internal.CheckedCall;
 import dev.limiter.internal.Decisions;
 import dev.limiter.internal.Engines;
+import dev.limiter.internal.WatchedDecision;
 import dev.limiter.internal.resilience.CircuitBreaker;
 
 /**
@@ -72,6 +74,26 @@ final class ResilientEngine extends AbstractRateLimiter implements RejectionCach
 	protected CompletableFuture<Decision> doAcquireAsync(String key, long permits, List<Limit> limits) {
 		return viaStoreAsync(() -> acquireAsync(this.store, checked(key, permits, limits)),
 				() -> fallback(key, permits, limits));
+	}
+
+	/**
+	 * Ask the store for a call's enforced and watching limits at once through the
+	 * breaker; a store that cannot answer has both answered by their failure policies.
+	 */
+	@Override
+	protected WatchedDecision doAcquire(CheckedCall enforced, CheckedCall watched) {
+		return viaStore(() -> acquire(this.store, enforced, watched), () -> fallback(enforced, watched));
+	}
+
+	@Override
+	protected CompletableFuture<WatchedDecision> doAcquireAsync(CheckedCall enforced, CheckedCall watched) {
+		return viaStoreAsync(() -> acquireAsync(this.store, enforced, watched), () -> fallback(enforced, watched));
+	}
+
+	private WatchedDecision fallback(CheckedCall enforced, CheckedCall watched) {
+		Decision decision = fallback(enforced.key(), enforced.permits(), enforced.limits());
+		return new WatchedDecision(decision,
+				decision.isAllowed() ? fallback(watched.key(), watched.permits(), watched.limits()) : null);
 	}
 
 	/**

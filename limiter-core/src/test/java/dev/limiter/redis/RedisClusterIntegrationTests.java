@@ -20,9 +20,14 @@ import org.junit.jupiter.api.Test;
 import org.springframework.data.redis.connection.RedisClusterConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
+import dev.limiter.Algorithm;
 import dev.limiter.Decision;
 import dev.limiter.Limit;
 import dev.limiter.RateLimiter;
+import dev.limiter.internal.AbstractRateLimiter;
+import dev.limiter.internal.CheckedCall;
+import dev.limiter.internal.Engines;
+import dev.limiter.internal.WatchedDecision;
 import dev.limiter.test.RedisCluster;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -67,6 +72,42 @@ class RedisClusterIntegrationTests {
 			assertThat(admitted).isEqualTo(3);
 		}
 		assertThat(masters).as("keys spread over every master").hasSize(3);
+	}
+
+	/**
+	 * A call's enforced and watching limits go in one script call where their keys share
+	 * a slot; where they do not, the cluster's CROSSSLOT is learned once and each is
+	 * asked alone, with the same decisions.
+	 */
+	@Test
+	void enforcedAndWatchingLimitsUnderKeysOfAnySlotsDecideAsTwoAcquires() {
+		List<Limit> enforced = List.of(Limit.of(2, Duration.ofSeconds(10)));
+		List<Limit> watched = List.of(Limit.of(1, Duration.ofSeconds(10)).withAlgorithm(Algorithm.TOKEN_BUCKET));
+		int otherSlots = 0;
+		for (int user = 0; user < 20; user++) {
+			String key = UUID.nameUUIDFromBytes(new byte[] { (byte) user }) + ":search";
+			String shadow = "s:" + key;
+			// A limiter of its own, which learns the cluster from its first call:
+			// blocking
+			// for one user, not for the next.
+			AbstractRateLimiter limiter = Engines.of(RedisRateLimiter.builder(factory).build());
+			otherSlots += (RedisKeys.slot(key) != RedisKeys.slot(shadow)) ? 1 : 0;
+			List<WatchedDecision> decisions = new ArrayList<>();
+			for (int i = 0; i < 3; i++) {
+				CheckedCall call = CheckedCall.of(key, 1, enforced);
+				CheckedCall watching = CheckedCall.of(shadow, 1, watched);
+				decisions.add((i + user) % 2 == 0 ? limiter.acquire(call, watching)
+						: limiter.acquireAsync(call, watching).join());
+			}
+			assertThat(decisions).extracting((d) -> d.enforced().isAllowed())
+				.as(key)
+				.containsExactly(true, true, false);
+			assertThat(decisions.get(0).watched().isAllowed()).as(shadow).isTrue();
+			assertThat(decisions.get(1).watched().isAllowed()).as(shadow).isFalse();
+			assertThat(decisions.get(2).watched()).isNull();
+			assertThat(limiter.usage(shadow, watched).get(0).used()).isEqualTo(1);
+		}
+		assertThat(otherSlots).as("shadow keys in another slot").isGreaterThan(10);
 	}
 
 	@Test

@@ -326,6 +326,27 @@ class ReactiveRateLimitIntegrationTests {
 	}
 
 	@Test
+	void aShadowLimitBesideAnEnforcedOneIsDecidedInTheSameScriptCall() {
+		// The first call loads the script (flushed with the keys): a script call that
+		// fails and one that runs.
+		assertThat(admitted("/trial", 1)).isEqualTo(1);
+		long scripts = redis.scriptCalls();
+		assertThat(admitted("/trial", 4)).as("the enforced limit's 3 left").isEqualTo(2);
+		assertThat(redis.scriptCalls() - scripts).as("one script call per call, the shadow limit's included")
+			.isEqualTo(4);
+		AnnotatedOperation trial = context.getBean(RateLimitOperationSource.class)
+			.getOperations()
+			.stream()
+			.filter((operation) -> operation.getMethod().getName().equals("trial"))
+			.findFirst()
+			.orElseThrow();
+		assertThat(context.getBean(RateLimiter.class)
+			.usage(trial.shadowKey(trial.key("ip:127.0.0.1")), trial.getShadowLimits())
+			.get(0)
+			.used()).as("the shadow limit saw the 3 admitted calls only").isEqualTo(3);
+	}
+
+	@Test
 	void aMonoIsChargedWhatItsValueSaysPastTheBudgetAndItsHeadersSayWhatIsLeft() {
 		client.get()
 			.uri("/chat?user=ann&tokens=600")
@@ -650,6 +671,13 @@ class ReactiveRateLimitIntegrationTests {
 		@GetMapping("/chat-broken")
 		public Mono<Reply> chatBroken() {
 			return Mono.just(new Reply("Hello", 5L));
+		}
+
+		@RateLimit(threshold = 3, period = 30)
+		@RateLimit(name = "reactive-trial", threshold = 10, period = 30, shadow = true)
+		@GetMapping("/trial")
+		public Mono<String> trial() {
+			return Mono.just("tried");
 		}
 
 		@RateLimit(threshold = 1, period = 30, shadow = true)

@@ -27,6 +27,10 @@ import dev.limiter.RateLimiter;
 import dev.limiter.call.RateLimitDecisionListener;
 import dev.limiter.cache.RejectionCache;
 import dev.limiter.call.RateLimitObserver;
+import dev.limiter.internal.AbstractRateLimiter;
+import dev.limiter.internal.CheckedCall;
+import dev.limiter.internal.Engines;
+import dev.limiter.internal.WatchedDecision;
 import dev.limiter.internal.call.CallPreparation.PreparedCall;
 import dev.limiter.internal.key.CurrentRequest;
 import dev.limiter.internal.offenders.RejectionTally;
@@ -57,6 +61,11 @@ public final class CallPipeline {
 	private static final Logger logger = LoggerFactory.getLogger(RateLimitAspect.class);
 
 	private final RateLimiter rateLimiter;
+
+	/**
+	 * Limiter's engine behind the limiter, which asks enforced and shadow limits at once.
+	 */
+	private final AbstractRateLimiter engine;
 
 	// The rejection cache in front of the store, when the limiter has one.
 	private final RejectionCache cache;
@@ -107,6 +116,7 @@ public final class CallPipeline {
 			throw new IllegalArgumentException("keyResolver must not be null");
 		}
 		this.rateLimiter = rateLimiter;
+		this.engine = Engines.of(rateLimiter);
 		this.cache = (rateLimiter instanceof RejectionCache rejections) ? rejections : null;
 		this.operationSource = operationSource;
 		this.preparation = new CallPreparation(keyResolver, operationSource.getOverrides());
@@ -276,11 +286,14 @@ public final class CallPipeline {
 	Admission decide(PreparedCall prepared) throws InterruptedException {
 		AnnotatedOperation operation = prepared.operation();
 		Decision decision = null;
+		Decision shadow = null;
 		if (!operation.getEnforcedLimits().isEmpty()) {
 			long start = this.clock.nanoTime();
 			Object observation = this.observer.start(operation);
 			try {
-				decision = acquire(prepared);
+				WatchedDecision first = acquireWatched(prepared);
+				decision = first.enforced();
+				shadow = first.watched();
 				long deadline = start + operation.getMaxWait().toNanos();
 				if (operation.waitsFor(decision)) {
 					// The wait is the exact time until the call fits; when another caller
@@ -304,10 +317,11 @@ public final class CallPipeline {
 				return new Admission(prepared, decision, null, false);
 			}
 		}
-		Decision shadow = null;
-		if (!operation.getShadowLimits().isEmpty()) {
+		if (shadow == null && !operation.getShadowLimits().isEmpty()) {
 			shadow = this.rateLimiter.acquire(operation.shadowKey(prepared.key()), prepared.permits(),
 					operation.getShadowLimits());
+		}
+		if (shadow != null) {
 			watched(operation, shadow);
 		}
 		return new Admission(prepared, decision, shadow, false);
@@ -328,39 +342,43 @@ public final class CallPipeline {
 			return CompletableFuture.completedFuture(cached);
 		}
 		AnnotatedOperation operation = prepared.operation();
-		CompletableFuture<Decision> enforced;
+		CompletableFuture<WatchedDecision> enforced;
 		if (operation.getEnforcedLimits().isEmpty()) {
-			enforced = CompletableFuture.completedFuture(null);
+			enforced = CompletableFuture.completedFuture(NOTHING_ENFORCED);
 		}
 		else {
 			long start = this.clock.nanoTime();
 			Object observation = this.observer.start(operation);
 			long deadline = start + operation.getMaxWait().toNanos();
-			enforced = acquireAsync(prepared).thenCompose((decision) -> operation.waitsFor(decision)
-					? waitedAsync(prepared, decision, deadline, delay) : CompletableFuture.completedFuture(decision))
-				.whenComplete((decision, failure) -> {
+			enforced = acquireWatchedAsync(prepared).thenCompose((first) -> operation.waitsFor(first.enforced())
+					? waitedAsync(prepared, first.enforced(), deadline, delay)
+						.thenApply((decision) -> new WatchedDecision(decision, null))
+					: CompletableFuture.completedFuture(first))
+				.whenComplete((decisions, failure) -> {
 					if (failure != null) {
 						this.observer.stop(observation, null, failure);
 					}
 					else {
-						this.observer.stop(observation, decision, null);
-						told(prepared, decision, this.clock.nanoTime() - start);
+						this.observer.stop(observation, decisions.enforced(), null);
+						told(prepared, decisions.enforced(), this.clock.nanoTime() - start);
 					}
 				});
 		}
 		if (operation.getShadowLimits().isEmpty()) {
-			return enforced.thenApply((decision) -> new Admission(prepared, decision, null, false));
+			return enforced.thenApply((decisions) -> new Admission(prepared, decisions.enforced(), null, false));
 		}
-		return enforced.thenCompose((decision) -> {
+		return enforced.thenCompose((decisions) -> {
+			Decision decision = decisions.enforced();
 			if (decision != null && !decision.isAllowed()) {
 				return CompletableFuture.completedFuture(new Admission(prepared, decision, null, false));
 			}
-			return this.rateLimiter
-				.acquireAsync(operation.shadowKey(prepared.key()), prepared.permits(), operation.getShadowLimits())
-				.thenApply((shadow) -> {
-					watched(operation, shadow);
-					return new Admission(prepared, decision, shadow, false);
-				});
+			CompletableFuture<Decision> shadow = (decisions.watched() != null)
+					? CompletableFuture.completedFuture(decisions.watched()) : this.rateLimiter.acquireAsync(
+							operation.shadowKey(prepared.key()), prepared.permits(), operation.getShadowLimits());
+			return shadow.thenApply((watched) -> {
+				watched(operation, watched);
+				return new Admission(prepared, decision, watched, false);
+			});
 		});
 	}
 
@@ -399,6 +417,41 @@ public final class CallPipeline {
 	private Decision acquire(PreparedCall prepared) {
 		AnnotatedOperation operation = prepared.operation();
 		return this.rateLimiter.acquire(prepared.key(), prepared.permits(), operation.getEnforcedLimits());
+	}
+
+	/**
+	 * Ask the enforced limits of a call and, when it has shadow limits and Limiter's
+	 * engine decides, its shadow limits in the same round trip: they see the call only
+	 * once the enforced limits admit it, as when asked after them.
+	 */
+	private WatchedDecision acquireWatched(PreparedCall prepared) {
+		AnnotatedOperation operation = prepared.operation();
+		if (this.engine == null || operation.getShadowLimits().isEmpty()) {
+			return new WatchedDecision(acquire(prepared), null);
+		}
+		return this.engine.acquire(enforcedCall(prepared), shadowCall(prepared));
+	}
+
+	private CompletableFuture<WatchedDecision> acquireWatchedAsync(PreparedCall prepared) {
+		AnnotatedOperation operation = prepared.operation();
+		if (this.engine == null || operation.getShadowLimits().isEmpty()) {
+			return acquireAsync(prepared).thenApply((decision) -> new WatchedDecision(decision, null));
+		}
+		try {
+			return this.engine.acquireAsync(enforcedCall(prepared), shadowCall(prepared));
+		}
+		catch (RuntimeException ex) {
+			return CompletableFuture.failedFuture(ex);
+		}
+	}
+
+	private static CheckedCall enforcedCall(PreparedCall prepared) {
+		return CheckedCall.of(prepared.key(), prepared.permits(), prepared.operation().getEnforcedLimits());
+	}
+
+	private static CheckedCall shadowCall(PreparedCall prepared) {
+		AnnotatedOperation operation = prepared.operation();
+		return CheckedCall.of(operation.shadowKey(prepared.key()), prepared.permits(), operation.getShadowLimits());
 	}
 
 	private CompletableFuture<Decision> acquireAsync(PreparedCall prepared) {
@@ -666,13 +719,14 @@ public final class CallPipeline {
 	 * What a call was decided: the prepared call and the decisions of its enforced and
 	 * shadowed limits ({@code null} where it has none, and for the shadowed limits of a
 	 * rejected call).
-	 *
 	 * @param prepared the call, {@code null} for a call that is not limited
 	 * @param enforced the decision of its enforced limits
 	 * @param shadow the decision of its shadowed limits
 	 * @param cached whether the rejection came from the rejection cache, without the
 	 * store
 	 */
+	private static final WatchedDecision NOTHING_ENFORCED = new WatchedDecision(null, null);
+
 	record Admission(PreparedCall prepared, Decision enforced, Decision shadow, boolean cached) {
 
 		/** A call that its condition leaves unlimited. */
