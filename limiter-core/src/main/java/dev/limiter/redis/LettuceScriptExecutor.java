@@ -20,6 +20,7 @@ import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
 import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
+import io.lettuce.core.cluster.api.async.RedisAdvancedClusterAsyncCommands;
 import io.lettuce.core.codec.ByteArrayCodec;
 import io.netty.util.HashedWheelTimer;
 import io.netty.util.Timeout;
@@ -99,6 +100,12 @@ final class LettuceScriptExecutor extends RedisScriptExecutor {
 		this.commands = commands;
 		this.timeoutNanos = timeout.toNanos();
 		this.stuckNanos = Long.MAX_VALUE;
+	}
+
+	@Override
+	boolean mayBeCluster() {
+		return (this.factory != null) ? this.factory.isClusterAware()
+				: this.commands instanceof RedisAdvancedClusterAsyncCommands;
 	}
 
 	/**

@@ -38,14 +38,18 @@ final class RedisEngine extends AbstractRateLimiter implements AutoCloseable {
 
 	private final AtomicLong sequence = new AtomicLong();
 
+	/** Whether the store may be a cluster, as the executor tells: it cannot always. */
+	private final boolean mayBeCluster;
+
 	/** Whether the store refused the keys of several slots in one script: a cluster. */
-	private volatile boolean cluster;
+	private volatile boolean renewsPerSlot;
 
 	RedisEngine(RedisScriptExecutor executor, String keyPrefix, Clock clock, boolean countRejected) {
 		this.executor = executor;
 		this.keyPrefix = keyPrefix;
 		this.clock = clock;
 		this.countRejected = countRejected;
+		this.mayBeCluster = executor.mayBeCluster();
 		// Members must be unique across instances and calls: a random instance part and a
 		// counter, never a timestamp that two calls can share.
 		this.tokenPrefix = Long.toString(ThreadLocalRandom.current().nextLong() >>> 16, 36) + "-";
@@ -80,19 +84,9 @@ final class RedisEngine extends AbstractRateLimiter implements AutoCloseable {
 			return super.doAcquire(enforced, watched);
 		}
 		String member = member();
-		List<Long> reply;
-		try {
-			reply = this.executor.execute(script(enforced, watched),
-					LimitScript.keys(this.keyPrefix, enforced, watched),
-					LimitScript.acquireArgs(now(), this.countRejected, member, enforced, watched));
-		}
-		catch (RuntimeException ex) {
-			if (!crossSlot(ex)) {
-				throw ex;
-			}
-			this.cluster = true;
-			return super.doAcquire(enforced, watched);
-		}
+		List<Long> reply = this.executor.execute(script(enforced, watched),
+				LimitScript.keys(this.keyPrefix, enforced, watched),
+				LimitScript.acquireArgs(now(), this.countRejected, member, enforced, watched));
 		return watched(reply, enforced, watched, member);
 	}
 
@@ -105,19 +99,16 @@ final class RedisEngine extends AbstractRateLimiter implements AutoCloseable {
 		return this.executor
 			.executeAsync(script(enforced, watched), LimitScript.keys(this.keyPrefix, enforced, watched),
 					LimitScript.acquireArgs(now(), this.countRejected, member, enforced, watched))
-			.thenApply((reply) -> watched(reply, enforced, watched, member))
-			.exceptionallyCompose((failure) -> {
-				if (!crossSlot(failure)) {
-					return CompletableFuture.failedFuture(failure);
-				}
-				this.cluster = true;
-				return super.doAcquireAsync(enforced, watched);
-			});
+			.thenApply((reply) -> watched(reply, enforced, watched, member));
 	}
 
-	/** Whether two calls can share a script call: always but on a cluster. */
+	/**
+	 * Whether two calls can share a script call: always on one server, on a cluster (or a
+	 * store that cannot tell, such as Jedis through Spring Data) when their keys share a
+	 * slot.
+	 */
 	private boolean oneSlot(CheckedCall enforced, CheckedCall watched) {
-		return !this.cluster || RedisKeys.slot(enforced.key()) == RedisKeys.slot(watched.key());
+		return !this.mayBeCluster || RedisKeys.slot(enforced.key()) == RedisKeys.slot(watched.key());
 	}
 
 	private static RedisScript<List<Long>> script(CheckedCall enforced, CheckedCall watched) {
@@ -189,7 +180,7 @@ final class RedisEngine extends AbstractRateLimiter implements AutoCloseable {
 	 */
 	@Override
 	protected void doRenew(List<Decision.Grant> grants) {
-		if (!this.cluster) {
+		if (!this.renewsPerSlot) {
 			LimitScript.Renewal renewal = LimitScript.renewal(this.keyPrefix, now(), grants);
 			try {
 				this.executor.execute(LimitScript.renewScript(), renewal.keys(), renewal.args());
@@ -199,7 +190,7 @@ final class RedisEngine extends AbstractRateLimiter implements AutoCloseable {
 				if (!crossSlot(ex)) {
 					throw ex;
 				}
-				this.cluster = true;
+				this.renewsPerSlot = true;
 			}
 		}
 		Map<Integer, List<Decision.Grant>> bySlot = new HashMap<>();

@@ -99,6 +99,16 @@ public abstract class RedisScriptExecutor implements AutoCloseable {
 	public abstract CompletableFuture<List<Long>> executeAsync(RedisScript<?> script, byte[][] keys, byte[][] args);
 
 	/**
+	 * Whether the store may be a Redis Cluster, whose scripts touch one slot: keys of
+	 * different caller keys then go in separate script calls. An executor that cannot
+	 * tell says so.
+	 * @return {@code false} only when the store is known to be one server
+	 */
+	boolean mayBeCluster() {
+		return true;
+	}
+
+	/**
 	 * Close the connection this executor opened, if any; a connection factory's own
 	 * connections are left to the factory.
 	 */
