@@ -14,6 +14,7 @@ import org.springframework.graphql.support.DefaultExecutionGraphQlResponse;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
 
+import dev.limiter.CostExceedsLimitException;
 import dev.limiter.Decision;
 import dev.limiter.RateLimitExceededException;
 import dev.limiter.RateLimitUnavailableException;
@@ -51,9 +52,11 @@ final class GraphQlAnswers {
 		UNAVAILABLE(HttpStatus.SERVICE_UNAVAILABLE),
 
 		/**
-		 * The operation costs more than the whole budget: it can never pass as written.
+		 * The operation costs more than the whole budget: it can never pass as written, a
+		 * request error (400) whatever the response's media type, as every surface
+		 * answers a call that can never pass.
 		 */
-		OPERATION_TOO_EXPENSIVE(null);
+		OPERATION_TOO_EXPENSIVE(HttpStatus.BAD_REQUEST);
 
 		private final HttpStatus status;
 
@@ -117,6 +120,9 @@ final class GraphQlAnswers {
 
 	/** Return the error that refuses an operation, with the response's headers set. */
 	GraphQLError refusal(RateLimitExceededException rejection, long cost, HttpHeaders headers) {
+		if (rejection instanceof CostExceedsLimitException costly) {
+			return tooExpensive(costly);
+		}
 		Decision decision = rejection.getDecision();
 		boolean unavailable = rejection instanceof RateLimitUnavailableException;
 		if (unavailable) {
@@ -147,14 +153,16 @@ final class GraphQlAnswers {
 			.build();
 	}
 
-	/** Return the error that refuses an operation costing more than its whole budget. */
-	static GraphQLError tooExpensive(long cost, long largest, String limit) {
+	/**
+	 * Return the error that refuses an operation costing more than its whole budget: it
+	 * can never pass as written, so it carries no time to retry.
+	 */
+	static GraphQLError tooExpensive(CostExceedsLimitException rejection) {
 		Map<String, Object> extensions = new LinkedHashMap<>();
-		extensions.put("cost", cost);
-		extensions.put("limit", largest);
+		extensions.put("cost", rejection.getCost());
+		extensions.put("limit", rejection.getLargestCost());
 		return GraphqlErrorBuilder.newError()
-			.message("The operation costs " + cost + " points, more than the " + largest + " of the budget '" + limit
-					+ "': ask for fewer items (smaller first or last) or fewer fields")
+			.message(rejection.getMessage())
 			.errorType(Classification.OPERATION_TOO_EXPENSIVE)
 			.extensions(extensions)
 			.build();

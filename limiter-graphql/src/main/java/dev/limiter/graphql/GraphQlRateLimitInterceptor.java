@@ -25,10 +25,9 @@ import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
 
-import dev.limiter.Algorithm;
 import dev.limiter.Decision;
-import dev.limiter.Limit;
 import dev.limiter.internal.call.AnnotatedOperation;
+import dev.limiter.internal.call.CallHandle;
 import dev.limiter.internal.call.SurfaceCalls;
 import dev.limiter.internal.web.RateLimitHeaders;
 
@@ -91,20 +90,10 @@ final class GraphQlRateLimitInterceptor implements WebGraphQlInterceptor {
 							+ "assumed to return, such as 10");
 		}
 		this.operation = this.calls.register(OPERATION, List.of(this.properties.getLimit()), this.properties.getKey(),
-				"limiter.graphql.key");
+				"limiter.graphql.key", this.properties.isSettle() ? "limiter.graphql.settle: true" : null);
 		QueryCosts costs = new QueryCosts(this.schema.get(), this.fieldCost, this.properties.getAssumedListSize(),
 				this.properties.getSlicingArguments());
 		costs.check();
-		if (this.properties.isSettle()) {
-			for (Limit limit : this.operation.getLimits()) {
-				if (limit.algorithm() == Algorithm.SLIDING_LOG) {
-					throw new IllegalArgumentException("limiter.graphql.settle is true, but the budget's limit '"
-							+ limit.name() + "' is a sliding log, which keeps one entry per point and cannot settle "
-							+ "a cost after the call: set limiter.limits." + limit.name()
-							+ ".algorithm to sliding-buckets or token-bucket, or settle to false");
-				}
-			}
-		}
 		this.costs = costs;
 	}
 
@@ -136,18 +125,12 @@ final class GraphQlRateLimitInterceptor implements WebGraphQlInterceptor {
 				(long) Math.ceil(costs.estimate(document, operationDefinition, request.getVariables())));
 		String name = operationDefinition.getName();
 		return GraphQlCaller.of(request).flatMap((caller) -> {
-			SurfaceCalls.Call prepared = this.calls.prepare(this.operation, null, new Object[0],
+			CallHandle call = this.calls.prepare(this.operation, null, new Object[0],
 					new GraphQlCaller(caller, request));
-			if (prepared == null) {
+			if (call == null) {
 				return chain.next(request);
 			}
-			SurfaceCalls.Call call = this.calls.costing(prepared, cost);
-			long largest = this.calls.largestCost(call);
-			if (cost > largest) {
-				this.points.refused(name, cost);
-				return Mono.just(GraphQlAnswers.refused(request.toExecutionInput(),
-						List.of(GraphQlAnswers.tooExpensive(cost, largest, this.properties.getLimit()))));
-			}
+			call.costing(cost, "points", "ask for fewer items (smaller first or last) or fewer fields");
 			return decide(call)
 				.flatMap((admitted) -> admitted ? execute(request, chain, call, document, operationDefinition, cost)
 						: Mono.just(refusal(request, call, operationDefinition, cost)));
@@ -159,19 +142,19 @@ final class GraphQlRateLimitInterceptor implements WebGraphQlInterceptor {
 	 * it; on a reactive server without blocking, the operation going on off the store's
 	 * threads.
 	 */
-	private Mono<Boolean> decide(SurfaceCalls.Call call) {
+	private Mono<Boolean> decide(CallHandle call) {
 		if (this.blocking) {
-			return Mono.fromCallable(() -> this.calls.decide(call));
+			return Mono.fromCallable(call::decide);
 		}
-		return Mono.fromFuture(() -> this.calls.decideAsync(call, (duration) -> Mono.delay(duration).toFuture()))
+		return Mono.fromFuture(() -> call.decideAsync((duration) -> Mono.delay(duration).toFuture()))
 			.publishOn(Schedulers.parallel());
 	}
 
-	private WebGraphQlResponse refusal(WebGraphQlRequest request, SurfaceCalls.Call call,
+	private WebGraphQlResponse refusal(WebGraphQlRequest request, CallHandle call,
 			OperationDefinition operationDefinition, long cost) {
 		this.points.refused(operationDefinition.getName(), cost);
 		HttpHeaders headers = new HttpHeaders();
-		GraphQLError error = this.answers.refusal(this.calls.rejection(call), cost, headers);
+		GraphQLError error = this.answers.refusal(call.rejection(), cost, headers);
 		WebGraphQlResponse response;
 		if (request instanceof WebSocketGraphQlRequest
 				&& operationDefinition.getOperation() == OperationDefinition.Operation.SUBSCRIPTION) {
@@ -183,14 +166,20 @@ final class GraphQlRateLimitInterceptor implements WebGraphQlInterceptor {
 		}
 		else {
 			response = GraphQlAnswers.refused(request.toExecutionInput(), List.of(error));
+			Object budget = error.getExtensions().get(GraphQlAnswers.EXTENSION);
+			if (budget instanceof Map<?, ?> told) {
+				// every response tells the budget, a refusal's as its error does
+				WebGraphQlResponse refused = response;
+				response = refused.transform((builder) -> builder.extensions(extensions(refused, castBudget(told))));
+			}
 		}
 		response.getResponseHeaders().putAll(headers);
 		return response;
 	}
 
-	private Mono<WebGraphQlResponse> execute(WebGraphQlRequest request, Chain chain, SurfaceCalls.Call call,
-			Document document, OperationDefinition operationDefinition, long cost) {
-		Decision decision = this.calls.decision(call);
+	private Mono<WebGraphQlResponse> execute(WebGraphQlRequest request, Chain chain, CallHandle call, Document document,
+			OperationDefinition operationDefinition, long cost) {
+		Decision decision = call.decision();
 		Mono<WebGraphQlResponse> executed = chain.next(request).flatMap((response) -> {
 			if (decision == null || response.getExecutionResult().getData() instanceof Publisher) {
 				this.points.charged(operationDefinition.getName(), cost);
@@ -207,13 +196,12 @@ final class GraphQlRateLimitInterceptor implements WebGraphQlInterceptor {
 					.extensions(extensions(response, GraphQlAnswers.budget(charged, settled, remaining))));
 			});
 		});
-		if (!this.calls.holdsSlots(call)) {
+		if (!call.holdsSlots()) {
 			return executed;
 		}
 		// a budget of points in flight: given back when the operation ends, off the event
 		// loop
-		Mono<Void> end = Mono.<Void>fromRunnable(() -> this.calls.end(call, null))
-			.subscribeOn(Schedulers.boundedElastic());
+		Mono<Void> end = Mono.fromFuture(() -> call.endAsync(null));
 		return Mono.usingWhen(Mono.just(call), (held) -> executed, (held) -> end, (held, failure) -> end,
 				(held) -> end);
 	}
@@ -224,14 +212,14 @@ final class GraphQlRateLimitInterceptor implements WebGraphQlInterceptor {
 	 * without blocking.
 	 * @return the decision after the charge, empty when nothing was charged
 	 */
-	private Mono<Decision> settle(SurfaceCalls.Call call, long cost, long settled) {
+	private Mono<Decision> settle(CallHandle call, long cost, long settled) {
 		if (settled == cost) {
 			return Mono.empty();
 		}
 		if (this.blocking) {
-			return Mono.justOrEmpty(this.calls.settle(call, settled));
+			return Mono.justOrEmpty(call.settle(settled));
 		}
-		return Mono.fromFuture(() -> this.calls.settleAsync(call, settled)).publishOn(Schedulers.parallel());
+		return Mono.fromFuture(() -> call.settleAsync(settled)).publishOn(Schedulers.parallel());
 	}
 
 	/**
@@ -264,8 +252,15 @@ final class GraphQlRateLimitInterceptor implements WebGraphQlInterceptor {
 		Object data = result.getData();
 		@SuppressWarnings("unchecked")
 		Map<String, Object> values = (data instanceof Map<?, ?> map) ? (Map<String, Object>) map : null;
-		return Math.max(0,
+		// never below the rules' minimum of an operation, as its reservation is not: a
+		// document of scalars only would otherwise settle at 0 and cost nothing
+		return Math.max(1,
 				(long) Math.ceil(this.costs.actual(document, operationDefinition, request.getVariables(), values)));
+	}
+
+	@SuppressWarnings("unchecked")
+	private static Map<String, Object> castBudget(Map<?, ?> budget) {
+		return (Map<String, Object>) budget;
 	}
 
 	private static Map<Object, Object> extensions(WebGraphQlResponse response, Map<String, Object> budget) {

@@ -125,6 +125,12 @@ class GraphQlIntegrationTests {
 		Map<String, Object> extensions = map(error.get("extensions"));
 		assertThat(extensions).containsEntry("classification", "RATE_LIMITED").containsKey("retryAfter");
 		assertThat(map(extensions.get("rateLimit"))).containsEntry("cost", 401).containsEntry("remaining", 400);
+		assertThat(refused.budget()).as("the response's extensions say what the error's do")
+			.isEqualTo(map(extensions.get("rateLimit")));
+		assertThat(refused.headers().firstValue("X-RateLimit-Remaining")).as("the points left, fewer than it costs")
+			.hasValue("400");
+		assertThat(refused.headers().firstValue("RateLimit"))
+			.hasValue("\"points\";r=400;t=" + refused.headers().firstValue("Retry-After").orElseThrow());
 		assertThat(Library.entered).as("resolvers entered by the refused query").hasValue(entered);
 
 		assertThat(post(stack, 0, "10.0.0.2", "{ authors(limit: 900) { name } }").status()).as("another caller")
@@ -148,13 +154,24 @@ class GraphQlIntegrationTests {
 
 	@ParameterizedTest
 	@EnumSource(Stack.class)
+	void aSettledOperationOfScalarsOnlyStillCostsTheRulesMinimum(Stack stack) throws Exception {
+		Answer first = post(stack, 0, "10.0.0.9", "{ __typename }");
+		assertThat(first.status()).isEqualTo(200);
+		assertThat(first.budget()).containsEntry("cost", 1).containsEntry("used", 1);
+		Answer second = post(stack, 1, "10.0.0.9", "{ __typename }");
+		assertThat(second.budget()).as("settled, never free").containsEntry("cost", 1).containsEntry("used", 2);
+	}
+
+	@ParameterizedTest
+	@EnumSource(Stack.class)
 	void anOperationCostingMoreThanTheWholeBudgetIsRefusedAsTooExpensiveWithoutTheStore(Stack stack) throws Exception {
 		Answer refused = post(stack, 0, "10.0.0.4", "{ books(first: 2147483647) { nodes { title } } }");
 		assertThat(map(refused.errors().get(0).get("extensions")))
 			.containsEntry("classification", "OPERATION_TOO_EXPENSIVE")
 			.containsEntry("cost", 2147483648L)
 			.containsEntry("limit", 1000);
-		assertThat(refused.status()).isIn(200, 400);
+		assertThat(refused.status()).as("a request that can never pass").isEqualTo(400);
+		assertThat(refused.headers().firstValue("Retry-After")).as("no wait lets it pass").isEmpty();
 		assertThat(redis.command("DBSIZE")).as("keys in Redis").isEqualTo(0L);
 		assertThat(Library.entered).hasValue(0);
 	}
@@ -221,8 +238,13 @@ class GraphQlIntegrationTests {
 	@ParameterizedTest
 	@EnumSource(Stack.class)
 	void aRateLimitedResolverIsAnErrorOfItsFieldBesideTheRestOfTheData(Stack stack) throws Exception {
-		assertThat(post(stack, 0, "10.0.0.6", "{ limitedTitle(id: 1) }").errors()).isEmpty();
+		Answer first = post(stack, 0, "10.0.0.6", "{ limitedTitle(id: 1) }");
+		assertThat(first.errors()).isEmpty();
+		assertThat(first.headers().firstValue("X-RateLimit-Limit"))
+			.as("the response reports the budget that decided it, not its field's own limit")
+			.hasValue("1000");
 		Answer refused = post(stack, 1, "10.0.0.6", "{ limitedTitle(id: 1) book(id: 1) { title } }");
+		assertThat(refused.headers().firstValue("X-RateLimit-Limit")).hasValue("1000");
 		assertThat(refused.status()).isEqualTo(200);
 		Map<String, Object> data = map(refused.body().get("data"));
 		assertThat(data.get("limitedTitle")).isNull();

@@ -12,6 +12,7 @@ import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.grpc.protobuf.StatusProto;
 
+import dev.limiter.CostExceedsLimitException;
 import dev.limiter.Decision;
 import dev.limiter.RateLimitExceededException;
 import dev.limiter.RateLimitUnavailableException;
@@ -48,6 +49,9 @@ final class GrpcAnswers {
 
 	/** Return the status and trailers that refuse a call. */
 	StatusRuntimeException refusal(RateLimitExceededException rejection) {
+		if (rejection instanceof CostExceedsLimitException costly) {
+			return tooCostly(costly);
+		}
 		Decision decision = rejection.getDecision();
 		boolean unavailable = rejection instanceof RateLimitUnavailableException;
 		Duration wait = decision.retryAfter();
@@ -75,6 +79,29 @@ final class GrpcAnswers {
 			this.headers.write(decision, (name, value) -> put(trailers, name, value));
 		}
 		return StatusProto.toStatusRuntimeException(status.build(), trailers);
+	}
+
+	/**
+	 * Refuse a call that costs more than its limit holds in all:
+	 * {@code FAILED_PRECONDITION} (no retry helps until the limit is raised or the call
+	 * made cheaper) with the limit in {@code QuotaFailure}, and a negative
+	 * {@code grpc-retry-pushback-ms}, which tells a client's retry policy not to retry;
+	 * no wait is promised.
+	 */
+	private static StatusRuntimeException tooCostly(CostExceedsLimitException rejection) {
+		com.google.rpc.Status status = com.google.rpc.Status.newBuilder()
+			.setCode(Code.FAILED_PRECONDITION_VALUE)
+			.setMessage(rejection.getMessage())
+			.addDetails(Any.pack(QuotaFailure.newBuilder()
+				.addViolations(QuotaFailure.Violation.newBuilder()
+					.setSubject(rejection.getDecision().limit().name())
+					.setDescription("costs " + rejection.getCost() + ", more than the " + rejection.getLargestCost()
+							+ " the limit holds in all"))
+				.build()))
+			.build();
+		Metadata trailers = new Metadata();
+		trailers.put(RETRY_PUSHBACK, "-1");
+		return StatusProto.toStatusRuntimeException(status, trailers);
 	}
 
 	/** Return whether a status is one that the refusals of Limiter use. */

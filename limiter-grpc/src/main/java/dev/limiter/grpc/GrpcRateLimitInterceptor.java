@@ -3,6 +3,7 @@ package dev.limiter.grpc;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Supplier;
 
 import io.grpc.BindableService;
 import io.grpc.ForwardingServerCall.SimpleForwardingServerCall;
@@ -14,6 +15,7 @@ import io.grpc.ServerInterceptor;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 
+import dev.limiter.internal.call.CallHandle;
 import dev.limiter.internal.call.SurfaceCalls;
 import dev.limiter.internal.web.RateLimitHeaders;
 
@@ -71,7 +73,7 @@ public final class GrpcRateLimitInterceptor implements ServerInterceptor {
 				return new ServerCall.Listener<>() {
 				};
 			}
-			return limitedCall.listen(next.startCall(limitedCall, headers));
+			return limitedCall.start(next, headers);
 		}
 		return new FirstMessage<>(call, headers, next, limited, request);
 	}
@@ -140,7 +142,7 @@ public final class GrpcRateLimitInterceptor implements ServerInterceptor {
 		private void start() {
 			// the service's handler asks for the message this listener already took
 			this.call.skipFirstRequest();
-			this.delegate = this.call.listen(this.next.startCall(this.call, this.headers));
+			this.delegate = this.call.start(this.next, this.headers);
 		}
 
 		@Override
@@ -172,9 +174,7 @@ public final class GrpcRateLimitInterceptor implements ServerInterceptor {
 	 */
 	private final class LimitedCall<Q, R> extends SimpleForwardingServerCall<Q, R> {
 
-		private SurfaceCalls.Call decided;
-
-		private boolean ended;
+		private volatile CallHandle decided;
 
 		private boolean skipRequest;
 
@@ -183,14 +183,14 @@ public final class GrpcRateLimitInterceptor implements ServerInterceptor {
 		}
 
 		boolean decide(GrpcOperations.GrpcOperation limited, GrpcRequest request, Object message) {
-			SurfaceCalls.Call prepared = GrpcRateLimitInterceptor.this.calls.prepare(limited.operation(),
+			CallHandle prepared = GrpcRateLimitInterceptor.this.calls.prepare(limited.operation(),
 					limited.targetClass(), new Object[] { message, null }, request);
 			if (prepared == null) {
 				return true;
 			}
 			boolean admitted;
 			try {
-				admitted = GrpcRateLimitInterceptor.this.calls.decide(prepared);
+				admitted = prepared.decide();
 			}
 			catch (InterruptedException ex) {
 				Thread.currentThread().interrupt();
@@ -199,8 +199,7 @@ public final class GrpcRateLimitInterceptor implements ServerInterceptor {
 				return false;
 			}
 			if (!admitted) {
-				StatusRuntimeException refusal = GrpcRateLimitInterceptor.this.answers
-					.refusal(GrpcRateLimitInterceptor.this.calls.rejection(prepared));
+				StatusRuntimeException refusal = GrpcRateLimitInterceptor.this.answers.refusal(prepared.rejection());
 				delegate().close(refusal.getStatus(), refusal.getTrailers());
 				return false;
 			}
@@ -225,8 +224,24 @@ public final class GrpcRateLimitInterceptor implements ServerInterceptor {
 			super.request(numMessages);
 		}
 
-		ServerCall.Listener<Q> listen(ServerCall.Listener<Q> listener) {
+		/**
+		 * Start the service's handler on the decided call. grpc-java's handlers run the
+		 * service's method when the call starts (streams from the client) or when the
+		 * client half-closes (a single request): there the method is marked as decided,
+		 * so that a proxy between the handler and the service (Spring AOP's, around a
+		 * service extending a generated {@code *ImplBase}) does not decide it again.
+		 */
+		ServerCall.Listener<Q> start(ServerCallHandler<Q, R> next, Metadata headers) {
+			ServerCall.Listener<Q> listener = decidedRun(() -> next.startCall(this, headers));
 			return new SimpleForwardingServerCallListener<>(listener) {
+
+				@Override
+				public void onHalfClose() {
+					decidedRun(() -> {
+						super.onHalfClose();
+						return null;
+					});
+				}
 
 				@Override
 				public void onCancel() {
@@ -241,11 +256,14 @@ public final class GrpcRateLimitInterceptor implements ServerInterceptor {
 			};
 		}
 
+		private <T> T decidedRun(Supplier<T> action) {
+			return (this.decided != null) ? this.decided.runDecided(action) : action.get();
+		}
+
 		@Override
 		public void sendHeaders(Metadata headers) {
 			if (this.decided != null) {
-				GrpcRateLimitInterceptor.this.answers
-					.admitted(GrpcRateLimitInterceptor.this.calls.decision(this.decided), headers);
+				GrpcRateLimitInterceptor.this.answers.admitted(this.decided.decision(), headers);
 			}
 			super.sendHeaders(headers);
 		}
@@ -260,12 +278,12 @@ public final class GrpcRateLimitInterceptor implements ServerInterceptor {
 			}
 		}
 
-		private synchronized void end(Status status) {
-			if (this.ended || this.decided == null) {
-				return;
+		/** End the call once, however it ended (the handle ends it only once). */
+		private void end(Status status) {
+			CallHandle call = this.decided;
+			if (call != null) {
+				call.end(status.isOk() ? null : status.asRuntimeException());
 			}
-			this.ended = true;
-			GrpcRateLimitInterceptor.this.calls.end(this.decided, status.isOk() ? null : status.asRuntimeException());
 		}
 
 	}

@@ -6,23 +6,16 @@ import java.net.SocketAddress;
 import io.grpc.Grpc;
 import io.grpc.Metadata;
 import io.grpc.ServerCall;
-import org.springframework.security.authentication.AnonymousAuthenticationToken;
-import org.springframework.security.core.Authentication;
-import org.springframework.security.core.context.SecurityContextHolder;
-import org.springframework.util.ClassUtils;
 
 import dev.limiter.internal.call.SurfaceRequest;
-import dev.limiter.key.RateLimitKeys;
+import dev.limiter.internal.key.Callers;
 
 /**
- * A gRPC call as Limiter's keys see it: the caller is the authenticated principal where
- * Spring Security sets one, else the peer's address; key expressions read the call's
- * metadata as {@code #metadata}.
+ * A gRPC call as Limiter's keys see it: the caller as {@link Callers} finds it (the
+ * authenticated principal where Spring Security sets one, else the peer's address); key
+ * expressions read the call's metadata as {@code #metadata}.
  */
 final class GrpcRequest implements SurfaceRequest {
-
-	private static final boolean SECURITY = ClassUtils.isPresent(
-			"org.springframework.security.core.context.SecurityContextHolder", GrpcRequest.class.getClassLoader());
 
 	private final ServerCall<?, ?> call;
 
@@ -35,7 +28,7 @@ final class GrpcRequest implements SurfaceRequest {
 
 	@Override
 	public String caller() {
-		return RateLimitKeys.caller(SECURITY ? Principal.name() : null, address());
+		return Callers.caller(Callers.principal(), address());
 	}
 
 	@Override
@@ -49,18 +42,6 @@ final class GrpcRequest implements SurfaceRequest {
 			return (inet.getAddress() != null) ? inet.getAddress().getHostAddress() : inet.getHostString();
 		}
 		return String.valueOf(remote);
-	}
-
-	/** Read apart, so that a gRPC server without Spring Security never loads it. */
-	private static final class Principal {
-
-		static String name() {
-			Authentication authentication = SecurityContextHolder.getContext().getAuthentication();
-			// the anonymous token is nobody: callers then go by address, as on the web
-			return (authentication != null && authentication.isAuthenticated()
-					&& !(authentication instanceof AnonymousAuthenticationToken)) ? authentication.getName() : null;
-		}
-
 	}
 
 }

@@ -2,11 +2,6 @@ package dev.limiter.ai;
 
 import java.net.InetSocketAddress;
 
-import org.springframework.security.authentication.AnonymousAuthenticationToken;
-import org.springframework.security.core.Authentication;
-import org.springframework.security.core.context.ReactiveSecurityContextHolder;
-import org.springframework.security.core.context.SecurityContext;
-import org.springframework.security.core.context.SecurityContextHolder;
 import org.springframework.util.ClassUtils;
 import org.springframework.web.context.request.RequestAttributes;
 import org.springframework.web.context.request.RequestContextHolder;
@@ -15,6 +10,8 @@ import org.springframework.web.server.ServerWebExchange;
 import reactor.core.publisher.Mono;
 
 import dev.limiter.internal.call.SurfaceRequest;
+import dev.limiter.internal.key.Callers;
+import dev.limiter.internal.key.ReactiveCallers;
 import dev.limiter.key.RateLimitKeys;
 
 /**
@@ -29,20 +26,22 @@ final class AiCaller implements SurfaceRequest {
 
 	private static final ClassLoader LOADER = AiCaller.class.getClassLoader();
 
-	private static final boolean SECURITY = ClassUtils
-		.isPresent("org.springframework.security.core.context.SecurityContextHolder", LOADER);
-
 	private static final boolean SERVLET = ClassUtils.isPresent("jakarta.servlet.http.HttpServletRequest", LOADER)
 			&& ClassUtils.isPresent("org.springframework.web.context.request.RequestContextHolder", LOADER);
 
-	private static final boolean REACTIVE_SECURITY = SECURITY
-			&& ClassUtils.isPresent("reactor.core.publisher.Mono", LOADER)
+	private static final boolean REACTIVE_SECURITY = Callers.reactive()
 			&& ClassUtils.isPresent("org.springframework.web.server.ServerWebExchange", LOADER);
 
 	private final String caller;
 
-	private AiCaller(String caller) {
+	private final boolean named;
+
+	private final String model;
+
+	private AiCaller(String caller, boolean named, String model) {
 		this.caller = caller;
+		this.named = named;
+		this.model = model;
 	}
 
 	/**
@@ -52,9 +51,10 @@ final class AiCaller implements SurfaceRequest {
 	 */
 	static AiCaller current(Object named, String model) {
 		if (named != null) {
-			return of(String.valueOf(named), null, model);
+			AiCaller own = of(String.valueOf(named), null, model);
+			return new AiCaller(own.caller, true, model);
 		}
-		return of(SECURITY ? Security.name() : null, SERVLET ? Servlet.address() : null, model);
+		return of(Callers.principal(), SERVLET ? Servlet.address() : null, model);
 	}
 
 	/**
@@ -72,13 +72,17 @@ final class AiCaller implements SurfaceRequest {
 	}
 
 	private static AiCaller of(String principal, String address, String model) {
-		String caller = ((principal != null && !principal.isEmpty()) || address != null)
-				? RateLimitKeys.caller(principal, address) : "all";
-		return new AiCaller((model != null) ? caller + ":" + RateLimitKeys.bounded(model) : caller);
+		String caller = Callers.caller(principal, address);
+		return new AiCaller(perModel(caller, model), false, model);
+	}
+
+	private static String perModel(String caller, String model) {
+		return (model != null) ? caller + ":" + RateLimitKeys.bounded(model) : caller;
 	}
 
 	private boolean isEveryone(String model) {
-		return this.caller.equals((model != null) ? "all:" + RateLimitKeys.bounded(model) : "all");
+		return this.caller
+			.equals((model != null) ? Callers.EVERYONE + ":" + RateLimitKeys.bounded(model) : Callers.EVERYONE);
 	}
 
 	@Override
@@ -87,19 +91,18 @@ final class AiCaller implements SurfaceRequest {
 	}
 
 	@Override
-	public Object variable(String name) {
-		return null;
+	public boolean namesCaller() {
+		return this.named;
 	}
 
-	/** Read apart, so that an application without Spring Security never loads it. */
-	private static final class Security {
+	@Override
+	public String qualified(String caller) {
+		return perModel(caller, this.model);
+	}
 
-		static String name() {
-			Authentication authentication = SecurityContextHolder.getContext().getAuthentication();
-			return (authentication != null && authentication.isAuthenticated()
-					&& !(authentication instanceof AnonymousAuthenticationToken)) ? authentication.getName() : null;
-		}
-
+	@Override
+	public Object variable(String name) {
+		return null;
 	}
 
 	/**
@@ -110,21 +113,18 @@ final class AiCaller implements SurfaceRequest {
 	private static final class ReactiveSecurity {
 
 		static Mono<AiCaller> caller(String model) {
-			Mono<String> principal = ReactiveSecurityContextHolder.getContext()
-				.mapNotNull(SecurityContext::getAuthentication)
-				.filter((authentication) -> authentication.isAuthenticated()
-						&& !(authentication instanceof AnonymousAuthenticationToken))
-				.map(Authentication::getName);
-			return principal.map((name) -> of(name, null, model)).switchIfEmpty(Mono.deferContextual((context) -> {
-				ServerWebExchange exchange = context.getOrDefault(ServerWebExchange.class, null);
-				InetSocketAddress remote = (exchange != null) ? exchange.getRequest().getRemoteAddress() : null;
-				if (remote == null) {
-					return Mono.empty();
-				}
-				String address = (remote.getAddress() != null) ? remote.getAddress().getHostAddress()
-						: remote.getHostString();
-				return Mono.just(of(null, address, model));
-			}));
+			return ReactiveCallers.principal()
+				.map((name) -> of(name, null, model))
+				.switchIfEmpty(Mono.deferContextual((context) -> {
+					ServerWebExchange exchange = context.getOrDefault(ServerWebExchange.class, null);
+					InetSocketAddress remote = (exchange != null) ? exchange.getRequest().getRemoteAddress() : null;
+					if (remote == null) {
+						return Mono.empty();
+					}
+					String address = (remote.getAddress() != null) ? remote.getAddress().getHostAddress()
+							: remote.getHostString();
+					return Mono.just(of(null, address, model));
+				}));
 		}
 
 	}

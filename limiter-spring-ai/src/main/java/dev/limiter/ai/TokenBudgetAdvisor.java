@@ -21,6 +21,7 @@ import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
 
 import dev.limiter.internal.call.AnnotatedOperation;
+import dev.limiter.internal.call.CallHandle;
 import dev.limiter.internal.call.SurfaceCalls;
 
 /**
@@ -77,8 +78,9 @@ public final class TokenBudgetAdvisor implements CallAdvisor, StreamAdvisor {
 					+ ", not a number of tokens: set it to the tokens reserved for an answer whose call sets no "
 					+ "maximum, such as 1024");
 		}
-		this.operation = this.calls.register("spring-ai", List.of(this.properties.getLimit()), null,
-				"limiter.ai.limit");
+		// every call is settled with the usage the model reports
+		this.operation = this.calls.register("spring-ai", List.of(this.properties.getLimit()), null, "limiter.ai.limit",
+				"limiter.ai.limit, whose calls are settled with the tokens they used,");
 	}
 
 	@Override
@@ -99,7 +101,7 @@ public final class TokenBudgetAdvisor implements CallAdvisor, StreamAdvisor {
 		}
 		boolean admitted;
 		try {
-			admitted = this.calls.decide(reservation.call());
+			admitted = reservation.call().decide();
 		}
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
@@ -131,9 +133,7 @@ public final class TokenBudgetAdvisor implements CallAdvisor, StreamAdvisor {
 			if (reservation == null) {
 				return chain.nextStream(request);
 			}
-			return Mono
-				.fromFuture(
-						() -> this.calls.decideAsync(reservation.call(), (duration) -> Mono.delay(duration).toFuture()))
+			return Mono.fromFuture(() -> reservation.call().decideAsync((duration) -> Mono.delay(duration).toFuture()))
 				.publishOn(Schedulers.parallel())
 				.flatMapMany((admitted) -> {
 					if (!admitted) {
@@ -175,31 +175,26 @@ public final class TokenBudgetAdvisor implements CallAdvisor, StreamAdvisor {
 		}
 		Integer maxTokens = (options != null) ? options.getMaxTokens() : null;
 		long completion = (maxTokens != null && maxTokens > 0) ? maxTokens : this.properties.getMaxCompletionTokens();
-		SurfaceCalls.Call prepared = this.calls.prepare(operation, null, new Object[0], caller);
-		if (prepared == null) {
+		CallHandle call = this.calls.prepare(operation, null, new Object[0], caller);
+		if (call == null) {
 			return null;
 		}
 		long reserved = prompt + completion;
-		SurfaceCalls.Call call = this.calls.costing(prepared, reserved);
-		long largest = this.calls.largestCost(call);
-		if (reserved > largest) {
-			throw new IllegalStateException("The chat call reserves " + reserved + " tokens (" + prompt
-					+ " estimated for the prompt, " + completion + " for the answer), more than the whole budget of "
-					+ largest + " under '" + this.properties.getLimit()
-					+ "': lower the call's maximum tokens, or limiter.ai.max-completion-tokens for calls that set none");
-		}
+		call.costing(reserved, "tokens",
+				"lower the call's maximum tokens, or limiter.ai.max-completion-tokens for " + "calls that set none ("
+						+ prompt + " tokens estimated for the prompt, " + completion + " reserved for the answer)");
 		return new Reservation(call, reserved, prompt, this.properties.getLimit(), model);
 	}
 
 	private RuntimeException refused(Reservation reservation) {
 		this.counted.count(reservation.limit(), reservation.model(), "refused", reservation.tokens());
-		return this.calls.rejection(reservation.call());
+		return reservation.call().rejection();
 	}
 
 	private void settle(Reservation reservation, long used, Throwable failure) {
 		this.counted.count(reservation.limit(), reservation.model(), "settled", used);
-		this.calls.settle(reservation.call(), used);
-		this.calls.end(reservation.call(), failure);
+		reservation.call().settle(used);
+		reservation.call().end(failure);
 	}
 
 	/**
@@ -210,12 +205,8 @@ public final class TokenBudgetAdvisor implements CallAdvisor, StreamAdvisor {
 		long reported = streamed.usage.get();
 		long used = (reported > 0) ? reported : reservation.prompt() + this.tokens.estimate(streamed.text.toString());
 		this.counted.count(reservation.limit(), reservation.model(), "settled", used);
-		this.calls.settleAsync(reservation.call(), used);
-		if (this.calls.holdsSlots(reservation.call())) {
-			Mono.fromRunnable(() -> this.calls.end(reservation.call(), null))
-				.subscribeOn(Schedulers.boundedElastic())
-				.subscribe();
-		}
+		reservation.call().settleAsync(used);
+		reservation.call().endAsync(null);
 	}
 
 	/** The total tokens a response reports, 0 when it reports none. */
@@ -229,7 +220,7 @@ public final class TokenBudgetAdvisor implements CallAdvisor, StreamAdvisor {
 	}
 
 	/** A reserved call: its tokens, the prompt's share, its limit and model. */
-	private record Reservation(SurfaceCalls.Call call, long tokens, long prompt, String limit, String model) {
+	private record Reservation(CallHandle call, long tokens, long prompt, String limit, String model) {
 	}
 
 	/** What a stream has sent so far: its text, and the usage its last chunk reported. */

@@ -5,7 +5,7 @@ import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RequestBody;
 import org.springframework.web.bind.annotation.RestController;
 
-// The README's endpoint, as written there (ReadmeTests compares them).
+// The README's endpoint, as written there (ReadmeIntegrationTests compares them).
 @RestController
 class AssistantController {
 

@@ -20,7 +20,7 @@ import dev.limiter.internal.call.AnnotatedOperation;
 import dev.limiter.internal.call.CallPipeline;
 import dev.limiter.internal.call.RouteArguments;
 import dev.limiter.internal.call.RouteCalls;
-import dev.limiter.internal.call.RouteCalls.RouteCall;
+import dev.limiter.internal.call.CallHandle;
 import dev.limiter.internal.limits.LimitResolver.Spelling;
 import dev.limiter.internal.web.RateLimitHeaders;
 import dev.limiter.key.RateLimitKeys;
@@ -123,15 +123,15 @@ public class GatewayRateLimiter
 		// exchange runs on Reactor's parallel threads, never on the threads that read
 		// replies.
 		return plan(route).flatMap((plan) -> {
-			RouteCall call = this.calls.prepare(route.operation(), RateLimitKeys.bounded(id), plan.orElse(null), null);
+			CallHandle call = this.calls.prepare(route.operation(), RateLimitKeys.bounded(id), plan.orElse(null), null);
 			return Mono.defer(() -> {
-				CompletableFuture<Decision> decided = this.calls.decideAsync(call, DELAY);
+				CompletableFuture<Boolean> decided = call.decideAsync(DELAY);
 				// A rejection decided at once (the rejection cache's early answer) is
 				// answered on this thread: no store call, so no thread to leave.
-				Decision now = (decided.isDone() && !decided.isCompletedExceptionally()) ? decided.join() : null;
-				Mono<Decision> decision = (now != null && !now.isAllowed()) ? Mono.just(now)
+				boolean refusedNow = decided.isDone() && !decided.isCompletedExceptionally() && !decided.join();
+				Mono<Boolean> admitted = refusedNow ? Mono.just(false)
 						: Mono.fromFuture(decided).publishOn(Schedulers.parallel());
-				return decision.flatMap((answer) -> response(call, answer).flatMap((response) -> held(call, response)))
+				return admitted.flatMap((answer) -> response(call, answer).flatMap((response) -> held(call, response)))
 					.defaultIfEmpty(ADMITTED_UNTOLD);
 			});
 		});
@@ -142,8 +142,8 @@ public class GatewayRateLimiter
 	 * ends it when the exchange is finished; without the exchange (no context filter) it
 	 * could never be ended, so it is ended at once.
 	 */
-	private Mono<Response> held(RouteCall call, Response response) {
-		if (!this.calls.holdsSlots(call)) {
+	private Mono<Response> held(CallHandle call, Response response) {
+		if (!call.holdsSlots()) {
 			return Mono.just(response);
 		}
 		return Mono.deferContextual((context) -> {
@@ -152,9 +152,7 @@ public class GatewayRateLimiter
 				RouteCallEnds.hold(exchange, call);
 				return Mono.just(response);
 			}
-			return Mono.fromRunnable(() -> this.calls.finish(call))
-				.subscribeOn(Schedulers.boundedElastic())
-				.thenReturn(response);
+			return Mono.fromFuture(() -> call.endAsync(null)).thenReturn(response);
 		});
 	}
 
@@ -197,15 +195,23 @@ public class GatewayRateLimiter
 			.defaultIfEmpty(Optional.empty());
 	}
 
-	private Mono<Response> response(RouteCall call, Decision decision) {
+	/**
+	 * Answer a decided request: admitted with its quota headers (nothing when only shadow
+	 * limits decided: its client is told nothing), or refused.
+	 */
+	private Mono<Response> response(CallHandle call, boolean admitted) {
 		Map<String, String> values = new LinkedHashMap<>();
-		if (decision.isAllowed()) {
+		if (admitted) {
+			Decision decision = call.decision();
+			if (decision == null) {
+				return Mono.empty();
+			}
 			this.headers.writeAdmitted(decision, values::put);
 			return Mono.just(new Response(true, values));
 		}
 		// Answered by GatewayRateLimitExceptionHandler with the same status, headers and
 		// problem as every surface of Limiter; the filter's own answer has no body.
-		return Mono.error(this.calls.rejection(call, decision));
+		return Mono.error(call.rejection());
 	}
 
 	/**

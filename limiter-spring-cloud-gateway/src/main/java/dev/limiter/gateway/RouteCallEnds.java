@@ -8,9 +8,8 @@ import org.springframework.cloud.gateway.filter.GlobalFilter;
 import org.springframework.core.Ordered;
 import org.springframework.web.server.ServerWebExchange;
 import reactor.core.publisher.Mono;
-import reactor.core.scheduler.Schedulers;
 
-import dev.limiter.internal.call.RouteCalls.RouteCall;
+import dev.limiter.internal.call.CallHandle;
 
 /**
  * Ends the requests of routes that count calls in flight when their exchange is finished,
@@ -29,14 +28,14 @@ final class RouteCallEnds implements GlobalFilter, Ordered {
 	}
 
 	/** Remember an admitted request to end with its exchange. */
-	static void hold(ServerWebExchange exchange, RouteCall call) {
-		exchange.getAttributes().computeIfAbsent(HELD, (name) -> new CopyOnWriteArrayList<RouteCall>());
+	static void hold(ServerWebExchange exchange, CallHandle call) {
+		exchange.getAttributes().computeIfAbsent(HELD, (name) -> new CopyOnWriteArrayList<CallHandle>());
 		held(exchange).add(call);
 	}
 
 	@SuppressWarnings("unchecked")
-	private static List<RouteCall> held(ServerWebExchange exchange) {
-		return (List<RouteCall>) exchange.getAttributes().get(HELD);
+	private static List<CallHandle> held(ServerWebExchange exchange) {
+		return (List<CallHandle>) exchange.getAttributes().get(HELD);
 	}
 
 	@Override
@@ -56,14 +55,13 @@ final class RouteCallEnds implements GlobalFilter, Ordered {
 	 * loop.
 	 */
 	private Mono<Void> end(ServerWebExchange exchange) {
-		List<RouteCall> held = held(exchange);
+		List<CallHandle> held = held(exchange);
 		if (held == null || held.isEmpty()) {
 			return Mono.empty();
 		}
-		List<RouteCall> ending = List.copyOf(held);
+		List<CallHandle> ending = List.copyOf(held);
 		held.removeAll(ending);
-		return Mono.<Void>fromRunnable(() -> ending.forEach(this.limiter.calls()::finish))
-			.subscribeOn(Schedulers.boundedElastic());
+		return Mono.when(ending.stream().map((call) -> Mono.fromFuture(() -> call.endAsync(null))).toList());
 	}
 
 	@Override

@@ -1,28 +1,21 @@
 package dev.limiter.internal.call;
 
 import java.lang.reflect.Method;
-import java.text.MessageFormat;
 import java.time.Duration;
 import java.util.BitSet;
 import java.util.List;
-import java.util.Locale;
 import java.util.Set;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.context.MessageSource;
-import org.springframework.context.i18n.LocaleContextHolder;
 
 import dev.limiter.Algorithm;
 import dev.limiter.Decision;
-import dev.limiter.FailurePolicy;
-import dev.limiter.Limit;
 import dev.limiter.RateLimitExceededException;
-import dev.limiter.RateLimitUnavailableException;
 import dev.limiter.RateLimiter;
 import dev.limiter.call.RateLimitDecisionListener;
 import dev.limiter.cache.RejectionCache;
@@ -43,22 +36,20 @@ import dev.limiter.key.RateLimitKeyResolver;
  * limits, the observer, the listeners and the tally of the callers rejected most), then
  * settled (charge, refund).
  * <p>
- * A surface (the aspect, the reactive path, a gateway route) is an adapter: it reads its
- * request into a prepared call, says how it waits without blocking, and answers the
- * {@link Admission} in its protocol, a rejection with {@link #rejection(Admission)}. None
- * of them decides on its own.
- * <p>
- * The message of a rejection is the rejecting limit's {@code message}; a message in
- * braces, such as <code>{orders.too-many}</code>, is a code looked up in the
- * {@link MessageSource} for the current locale, and an empty one looks up
- * {@value RateLimitAspect#DEFAULT_MESSAGE_CODE}, falling back to the standard message.
- * Messages receive the limit's name, threshold, period (such as {@code 30s}) and the
- * seconds to wait as arguments {0} to {3}; a plain message with braces is formatted with
- * them too.
+ * A surface (the aspect, the reactive path, a gateway route, gRPC, GraphQL, Spring AI) is
+ * an adapter: it reads its request into a {@link CallHandle}, which it keeps until the
+ * call ends, decides it there (saying how it waits without blocking), and answers a
+ * refusal in its protocol. None of them decides on its own. What a refusal says is
+ * {@link Refusals}'; the calls that shadow limits would have refused are logged by
+ * {@link ShadowLog}, the calls running under in-flight limits counted by
+ * {@link CallsInFlight}.
  */
 public final class CallPipeline {
 
 	private static final Logger logger = LoggerFactory.getLogger(RateLimitAspect.class);
+
+	private static final boolean REACTOR = org.springframework.util.ClassUtils
+		.isPresent("reactor.core.scheduler.Schedulers", CallPipeline.class.getClassLoader());
 
 	private final RateLimiter rateLimiter;
 
@@ -76,13 +67,11 @@ public final class CallPipeline {
 
 	private final CurrentRequest currentRequest;
 
-	private final MessageSource messageSource;
+	private final Refusals refusals;
 
 	private final List<RateLimitDecisionListener> listeners;
 
 	private final CallClock clock;
-
-	private Set<String> capacityLimits = Set.of();
 
 	private final CallsInFlight inFlight = new CallsInFlight();
 
@@ -91,6 +80,9 @@ public final class CallPipeline {
 	private volatile RateLimitObserver observer = RateLimitObserver.NONE;
 
 	private volatile RejectionTally rejections = RejectionTally.NONE;
+
+	private volatile Executor endExecutor = REACTOR ? ReactiveRateLimitCall.endExecutor()
+			: CallPipeline::endOnOwnThread;
 
 	/**
 	 * Create the pipeline.
@@ -121,7 +113,7 @@ public final class CallPipeline {
 		this.operationSource = operationSource;
 		this.preparation = new CallPreparation(keyResolver, operationSource.getOverrides());
 		this.currentRequest = (currentRequest != null) ? currentRequest : CurrentRequest.NONE;
-		this.messageSource = messageSource;
+		this.refusals = new Refusals(messageSource);
 		this.listeners = (listeners != null) ? List.copyOf(listeners) : List.of();
 		this.clock = (clock != null) ? clock : CallClock.SYSTEM;
 	}
@@ -142,7 +134,7 @@ public final class CallPipeline {
 	 * @param names the names of those limits
 	 */
 	public void setCapacityLimits(Set<String> names) {
-		this.capacityLimits = Set.copyOf(names);
+		this.refusals.setCapacityLimits(names);
 	}
 
 	/**
@@ -152,6 +144,26 @@ public final class CallPipeline {
 	 */
 	public void setRejectionTally(RejectionTally rejections) {
 		this.rejections = (rejections != null) ? rejections : RejectionTally.NONE;
+	}
+
+	/**
+	 * Run the ends of calls that talk to the store off the threads of surfaces that may
+	 * not block, such as Reactor's {@code boundedElastic} scheduler.
+	 * @param executor the executor, or {@code null} for a thread of its own per end
+	 */
+	public void setEndExecutor(Executor executor) {
+		this.endExecutor = (executor != null) ? executor : CallPipeline::endOnOwnThread;
+	}
+
+	Executor endExecutor() {
+		return this.endExecutor;
+	}
+
+	/** Without Reactor, an end that may not block is rare: a daemon thread of its own. */
+	private static void endOnOwnThread(Runnable end) {
+		Thread thread = new Thread(end, "limiter-call-end");
+		thread.setDaemon(true);
+		thread.start();
 	}
 
 	/** Return the source of the operations this pipeline decides. */
@@ -175,6 +187,15 @@ public final class CallPipeline {
 	/** Prepare a request on a gateway route: plan, overrides, key. */
 	PreparedCall prepareRoute(AnnotatedOperation route, String plan, String caller, Object request) {
 		return this.preparation.prepareRoute(route, plan, caller, request);
+	}
+
+	/**
+	 * Return the handle of a prepared call, which the surface keeps until the call ends.
+	 * @param prepared the call, or {@code null} for a call its condition leaves unlimited
+	 * @return the handle, or {@code null} for an unlimited call
+	 */
+	CallHandle handle(PreparedCall prepared) {
+		return (prepared != null) ? new CallHandle(this, prepared) : null;
 	}
 
 	// The early answer
@@ -501,64 +522,13 @@ public final class CallPipeline {
 	// Answer
 
 	/**
-	 * Return the exception that answers a rejected call, whichever the surface:
-	 * {@link RateLimitUnavailableException} when a fail-closed limit rejected it because
-	 * the store could not answer, {@link RateLimitExceededException} otherwise.
+	 * Return the exception that answers a rejected call, whichever the surface
+	 * ({@link Refusals}).
 	 * @param admission a call that was not admitted
 	 * @return the exception
 	 */
 	RateLimitExceededException rejection(Admission admission) {
-		Decision decision = admission.enforced();
-		String key = admission.prepared().key();
-		if (decision.policy() == FailurePolicy.FAIL_CLOSED) {
-			return new RateLimitUnavailableException(unavailableMessage(RateLimitAspect.UNAVAILABLE_MESSAGE_CODE,
-					decision, RateLimitUnavailableException.standardMessage(decision)), key, decision);
-		}
-		if (!this.capacityLimits.isEmpty() && decision.limit() != null
-				&& this.capacityLimits.contains(decision.limit().name())) {
-			return new RateLimitUnavailableException(unavailableMessage(RateLimitAspect.CAPACITY_MESSAGE_CODE, decision,
-					"The service is at capacity under '" + decision.limit().name() + "', retry after "
-							+ decision.retryAfterSeconds() + "s"),
-					key, decision);
-		}
-		return new RateLimitExceededException(message(admission.prepared().operation(), decision), key, decision);
-	}
-
-	/**
-	 * Return the message of a 503 refusal: the {@code MessageSource}'s for the code, with
-	 * the limit's name and the seconds to wait, else the standard one.
-	 */
-	private String unavailableMessage(String code, Decision decision, String standard) {
-		if (this.messageSource != null) {
-			Object[] arguments = { decision.limit().name(), Long.toString(decision.retryAfterSeconds()) };
-			String message = this.messageSource.getMessage(code, arguments, null, LocaleContextHolder.getLocale());
-			if (message != null) {
-				return message;
-			}
-		}
-		return standard;
-	}
-
-	private String message(AnnotatedOperation operation, Decision decision) {
-		String template = operation.getMessage(decision.limit());
-		boolean code = template.length() > 2 && template.startsWith("{") && template.endsWith("}");
-		Limit limit = decision.limit();
-		// Strings, so that numbers are not grouped by the locale ("3,600").
-		Object[] arguments = { limit.name(), Long.toString(limit.threshold()), limit.periodText(),
-				Long.toString(decision.retryAfterSeconds()) };
-		Locale locale = LocaleContextHolder.getLocale();
-		if (!template.isEmpty() && !code) {
-			return (template.indexOf('{') >= 0) ? new MessageFormat(template, locale).format(arguments) : template;
-		}
-		if (this.messageSource != null) {
-			String messageCode = code ? template.substring(1, template.length() - 1)
-					: RateLimitAspect.DEFAULT_MESSAGE_CODE;
-			String message = this.messageSource.getMessage(messageCode, arguments, null, locale);
-			if (message != null) {
-				return message;
-			}
-		}
-		return RateLimitExceededException.standardMessage(decision);
+		return this.refusals.of(admission.prepared().operation(), admission.prepared().key(), admission.enforced());
 	}
 
 	// Settle
@@ -745,36 +715,6 @@ public final class CallPipeline {
 		/** Return whether the call holds slots in flight, given back when it ends. */
 		boolean holdsSlots() {
 			return this.prepared != null && admitted() && this.prepared.operation().holdsSlots();
-		}
-
-	}
-
-	/**
-	 * Logs the calls that shadowed limits would have rejected, at most once per operation
-	 * every {@value #INTERVAL_NANOS} nanoseconds, with the number since the last line:
-	 * never a line per call under load.
-	 */
-	static final class ShadowLog {
-
-		private static final long INTERVAL_NANOS = 10_000_000_000L;
-
-		private final Map<AnnotatedOperation, long[]> counts = new ConcurrentHashMap<>();
-
-		void rejected(AnnotatedOperation operation, Decision decision) {
-			long[] state = this.counts.computeIfAbsent(operation, (o) -> new long[] { 0, Long.MIN_VALUE });
-			long count;
-			synchronized (state) {
-				state[0]++;
-				long now = System.nanoTime();
-				if (state[1] != Long.MIN_VALUE && now - state[1] < INTERVAL_NANOS) {
-					return;
-				}
-				count = state[0];
-				state[0] = 0;
-				state[1] = now;
-			}
-			logger.info("Shadow limit {} of {} would have rejected {} call(s) since its last report (the latest: {})",
-					decision.limit(), operation.getDescription(), count, decision);
 		}
 
 	}

@@ -28,7 +28,19 @@ final class CallPreparation {
 	// The aspect's category, where users already look for (and tune) these warnings.
 	private static final Logger logger = LoggerFactory.getLogger(RateLimitAspect.class);
 
+	/**
+	 * Limiter's own resolvers of the default key, one per stack: any other is the
+	 * application's, which surfaces that are no web request (gRPC, GraphQL, Spring AI)
+	 * ask too, before their own caller.
+	 */
+	private static final Set<String> LIMITERS_RESOLVERS = Set.of(
+			"dev.limiter.internal.web.servlet.ServletRateLimitKeyResolver",
+			"dev.limiter.internal.web.reactive.ServerWebExchangeRateLimitKeyResolver",
+			"dev.limiter.internal.key.MethodRateLimitKeyResolver");
+
 	private final RateLimitKeyResolver keyResolver;
+
+	private final boolean applicationResolver;
 
 	private final LimitOverrides overrides;
 
@@ -43,6 +55,7 @@ final class CallPreparation {
 
 	CallPreparation(RateLimitKeyResolver keyResolver, LimitOverrides overrides) {
 		this.keyResolver = keyResolver;
+		this.applicationResolver = !LIMITERS_RESOLVERS.contains(keyResolver.getClass().getName());
 		this.overrides = overrides;
 		overrides.onChange(this.overridden::clear);
 	}
@@ -84,7 +97,8 @@ final class CallPreparation {
 	PreparedCall prepareRoute(AnnotatedOperation route, String plan, String caller, Object request) {
 		AnnotatedOperation planned = planned(route, plan);
 		RateLimitInvocation invocation = new RateLimitInvocation(planned, null, NO_ARGUMENTS, () -> request);
-		String key = (route.getKeyExpression() != null) ? key(planned, invocation) : route.key(caller);
+		String key = (route.getKeyExpression() != null) ? key(planned, invocation)
+				: route.key((request instanceof SurfaceRequest surface) ? surfaceCaller(surface, invocation) : caller);
 		return overridden(planned, plan, planned != route, invocation, key);
 	}
 
@@ -173,8 +187,32 @@ final class CallPreparation {
 	 * The method and its caller; a surface that is not a web request knows its caller.
 	 */
 	private String defaultKey(AnnotatedOperation operation, RateLimitInvocation invocation) {
-		return operation.key((invocation.request() instanceof SurfaceRequest surface) ? surface.caller()
-				: this.keyResolver.resolveKey(invocation));
+		return operation.key((invocation.request() instanceof SurfaceRequest surface)
+				? surfaceCaller(surface, invocation) : this.keyResolver.resolveKey(invocation));
+	}
+
+	/**
+	 * The caller of a surface that is not a web request, by one rule for every such
+	 * surface: the one the call names itself, else the application's own key resolver's
+	 * (when it has one and it answers), else the surface's ({@code Callers}: the
+	 * principal, the address, everyone).
+	 */
+	private String surfaceCaller(SurfaceRequest surface, RateLimitInvocation invocation) {
+		if (this.applicationResolver && !surface.namesCaller()) {
+			try {
+				String caller = this.keyResolver.resolveKey(invocation);
+				if (caller != null && !caller.isBlank()) {
+					return surface.qualified(caller);
+				}
+			}
+			catch (RuntimeException ex) {
+				// a resolver written for web requests may not know this surface: the
+				// surface's own caller then
+				logger.debug("The application's key resolver gave no caller for {}; its own caller is used",
+						invocation.operation().getDescription(), ex);
+			}
+		}
+		return surface.caller();
 	}
 
 	/**

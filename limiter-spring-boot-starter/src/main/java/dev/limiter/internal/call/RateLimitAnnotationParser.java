@@ -256,25 +256,16 @@ public class RateLimitAnnotationParser {
 		if (source.isEmpty()) {
 			return null;
 		}
+		List<Limit> all = new ArrayList<>();
 		for (ResolvedLimit limit : resolved) {
-			List<Limit> all = new ArrayList<>(limit.plans().values());
 			all.add(limit.limit());
-			for (Limit counted : all) {
-				if (counted.algorithm() == Algorithm.SLIDING_LOG) {
-					throw new InvalidRateLimitException(description,
-							"charge '" + source + "' is given to the sliding-log limit " + counted
-									+ ", which keeps one entry per permit",
-							"Count a charged limit with algorithm = Algorithm.SLIDING_BUCKETS, TOKEN_BUCKET or a "
-									+ "calendar (limiter.limits.<name>.algorithm, .calendar), or remove charge.");
-				}
-				if (counted.algorithm() == Algorithm.IN_FLIGHT) {
-					throw new InvalidRateLimitException(description,
-							"charge '" + source + "' is given to the in-flight limit " + counted
-									+ ", which counts calls running, not their cost",
-							"Put the charge on a limit of its own beside the in-flight one (a repeated @RateLimit), "
-									+ "or remove charge.");
-				}
-			}
+			all.addAll(limit.plans().values());
+		}
+		try {
+			LimitResolver.checkChargeable("charge '" + source + "'", all, Spelling.ANNOTATION);
+		}
+		catch (InvalidLimitException ex) {
+			throw new InvalidRateLimitException(description, ex.getProblem(), ex.getFix());
 		}
 		return KeyExpression.parse(this.parser, this.beanResolver, description, method, source, KeyExpression.CHARGE);
 	}

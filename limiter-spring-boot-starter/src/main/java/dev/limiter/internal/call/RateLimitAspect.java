@@ -9,8 +9,6 @@ import org.springframework.core.Ordered;
 
 import dev.limiter.RateLimitExceededException;
 import dev.limiter.RateLimitUnavailableException;
-import dev.limiter.internal.call.CallPipeline.Admission;
-import dev.limiter.internal.call.CallPreparation.PreparedCall;
 import dev.limiter.internal.key.ReactiveCurrentRequest;
 
 /**
@@ -92,32 +90,32 @@ public class RateLimitAspect implements MethodInterceptor, Ordered {
 		if (operation == null) {
 			return call.proceed();
 		}
+		if (CallHandle.claimDecided(operation)) {
+			// a surface (gRPC's interceptor) decided this very call before a proxy
+			// between it and the method brought it here
+			return call.proceed();
+		}
 		if (this.reactiveRequest != null && ReactiveRateLimitCall.isReactive(method)) {
 			return ReactiveRateLimitCall.rateLimit(this.pipeline, this.reactiveRequest, call, operation, targetClass);
 		}
-		PreparedCall prepared = this.pipeline.prepare(operation, targetClass, call.getArguments());
-		if (prepared == null) {
+		CallHandle handle = this.pipeline.handle(this.pipeline.prepare(operation, targetClass, call.getArguments()));
+		if (handle == null) {
 			return call.proceed();
 		}
-		Admission admission = this.pipeline.decide(prepared);
-		if (!admission.admitted()) {
-			throw this.pipeline.rejection(admission);
+		if (!handle.decide()) {
+			throw handle.rejection();
 		}
 		Object result;
 		try {
 			result = call.proceed();
 		}
 		catch (Throwable ex) {
-			if (prepared.operation().refundsOn(ex)) {
-				this.pipeline.release(admission);
-			}
+			handle.end(ex);
 			throw ex;
 		}
-		finally {
-			this.pipeline.finish(admission);
-		}
-		if (admission.charged()) {
-			this.pipeline.settle(admission, this.pipeline.cost(prepared, result));
+		handle.end(null);
+		if (handle.charged()) {
+			handle.settle(handle.cost(result));
 		}
 		return result;
 	}

@@ -19,8 +19,6 @@ import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
 
-import dev.limiter.internal.call.CallPipeline.Admission;
-import dev.limiter.internal.call.CallPreparation.PreparedCall;
 import dev.limiter.internal.key.ReactiveCurrentRequest;
 
 /**
@@ -58,27 +56,34 @@ final class ReactiveRateLimitCall {
 
 	static Object rateLimit(CallPipeline pipeline, ReactiveCurrentRequest requests, MethodInvocation call,
 			AnnotatedOperation operation, Class<?> targetClass) {
-		Mono<Admission> admission = requests.get()
+		Mono<Optional<CallHandle>> decided = requests.get()
 			.map(Optional::of)
 			.defaultIfEmpty(Optional.empty())
-			.flatMap((request) -> decide(pipeline,
-					pipeline.prepare(operation, targetClass, call.getArguments(), () -> request.orElse(null))));
+			.flatMap((request) -> decide(pipeline
+				.handle(pipeline.prepare(operation, targetClass, call.getArguments(), () -> request.orElse(null)))));
 		Shape shape = shape(call.getMethod());
 		if (shape == Shape.SINGLE) {
-			return admission.flatMap((admitted) -> {
-				Mono<Object> result = Mono.from(proceed(call))
-					.onErrorResume((ex) -> refunded(pipeline, operation, admitted, ex));
-				result = admitted.holdsSlots() ? ended(pipeline, admitted, result) : result;
-				return admitted.charged() ? result
-					.flatMap((value) -> settled(pipeline, admitted, pipeline.cost(admitted.prepared(), value))
-						.thenReturn(value)) : result;
+			return decided.flatMap((held) -> {
+				CallHandle handle = held.orElse(null);
+				Mono<Object> result = Mono.from(proceed(call));
+				if (handle == null) {
+					return result;
+				}
+				result = result.onErrorResume((ex) -> end(handle, ex).then(Mono.error(ex)));
+				result = handle.holdsSlots() ? ended(handle, result) : result;
+				return handle.charged()
+						? result.flatMap((value) -> settled(handle, handle.cost(value)).thenReturn(value)) : result;
 			});
 		}
-		Flux<Object> stream = admission.flatMapMany((admitted) -> {
-			Flux<Object> result = Flux.from(proceed(call))
-				.onErrorResume((ex) -> refunded(pipeline, operation, admitted, ex));
-			result = admitted.holdsSlots() ? ended(pipeline, admitted, result) : result;
-			if (!admitted.charged()) {
+		Flux<Object> stream = decided.flatMapMany((held) -> {
+			CallHandle handle = held.orElse(null);
+			Flux<Object> result = Flux.from(proceed(call));
+			if (handle == null) {
+				return result;
+			}
+			result = result.onErrorResume((ex) -> end(handle, ex).then(Mono.error(ex)));
+			result = handle.holdsSlots() ? ended(handle, result) : result;
+			if (!handle.charged()) {
 				return result;
 			}
 			// a stream's cost is the sum over its elements, settled when it ends (or is
@@ -87,21 +92,26 @@ final class ReactiveRateLimitCall {
 			AtomicLong cost = new AtomicLong(-1);
 			AtomicBoolean settledOnce = new AtomicBoolean();
 			return result.doOnNext((element) -> {
-				long elementCost = pipeline.cost(admitted.prepared(), element);
+				long elementCost = handle.cost(element);
 				if (elementCost >= 0) {
 					cost.accumulateAndGet(elementCost, (sum, more) -> Math.max(sum, 0) + more);
 				}
 			})
-				.concatWith(Mono.defer(() -> settledOnce.compareAndSet(false, true)
-						? settled(pipeline, admitted, cost.get()) : Mono.<Void>empty())
+				.concatWith(Mono.defer(
+						() -> settledOnce.compareAndSet(false, true) ? settled(handle, cost.get()) : Mono.<Void>empty())
 					.then(Mono.empty()))
 				.doOnCancel(() -> {
 					if (settledOnce.compareAndSet(false, true)) {
-						settled(pipeline, admitted, cost.get()).subscribe();
+						settled(handle, cost.get()).subscribe();
 					}
 				});
 		});
 		return (shape == Shape.FLOW) ? flowAdapter().fromPublisher(stream) : stream;
+	}
+
+	/** Where the ends of calls that talk to the store run: never on an event loop. */
+	static java.util.concurrent.Executor endExecutor() {
+		return (task) -> Schedulers.boundedElastic().schedule(task);
 	}
 
 	private static ReactiveAdapter flowAdapter() {
@@ -109,25 +119,24 @@ final class ReactiveRateLimitCall {
 	}
 
 	/**
-	 * Decide a subscription through the pipeline. A rejection from the rejection cache is
-	 * answered on the subscriber's thread, as a handler's own error would be: no store
-	 * call, so no thread to leave. Otherwise the store answers on the limiter's timer or
-	 * Redis's event loop, and the handler runs on Reactor's parallel threads instead,
-	 * never on the threads that read replies.
+	 * Decide a subscription through the pipeline. A refusal known without the store (a
+	 * remembered rejection, a cost no limit holds) is answered on the subscriber's
+	 * thread, as a handler's own error would be: no store call, so no thread to leave.
+	 * Otherwise the store answers on the limiter's timer or Redis's event loop, and the
+	 * handler runs on Reactor's parallel threads instead, never on the threads that read
+	 * replies.
 	 */
-	private static Mono<Admission> decide(CallPipeline pipeline, PreparedCall prepared) {
-		if (prepared == null) {
-			return Mono.just(Admission.NOT_LIMITED);
+	private static Mono<Optional<CallHandle>> decide(CallHandle handle) {
+		if (handle == null) {
+			return Mono.just(Optional.empty());
 		}
 		return Mono.defer(() -> {
-			CompletableFuture<Admission> decided = pipeline.decideAsync(prepared, DELAY);
-			Admission cached = (decided.isDone() && !decided.isCompletedExceptionally()) ? decided.join() : null;
-			if (cached != null && cached.cached()) {
-				return Mono.error(pipeline.rejection(cached));
+			CompletableFuture<Boolean> decided = handle.decideAsync(DELAY);
+			if (decided.isDone() && !decided.isCompletedExceptionally() && !decided.join() && handle.answeredAtOnce()) {
+				return Mono.error(handle.rejection());
 			}
 			return Mono.fromFuture(decided)
-				.flatMap((admission) -> admission.admitted() ? Mono.just(admission)
-						: Mono.error(pipeline.rejection(admission)))
+				.flatMap((admitted) -> admitted ? Mono.just(Optional.of(handle)) : Mono.error(handle.rejection()))
 				.publishOn(Schedulers.parallel());
 		});
 	}
@@ -153,51 +162,31 @@ final class ReactiveRateLimitCall {
 	}
 
 	/**
-	 * Give the permits back when the call failed with a {@code refundOn} exception; the
-	 * refund talks to the store, so it runs off the event loop.
-	 */
-	private static <T> Mono<T> refunded(CallPipeline pipeline, AnnotatedOperation operation, Admission admission,
-			Throwable ex) {
-		if (!operation.refundsOn(ex) || admission.prepared() == null) {
-			return Mono.error(ex);
-		}
-		return Mono.<T>fromRunnable(() -> pipeline.release(admission))
-			.subscribeOn(Schedulers.boundedElastic())
-			.then(Mono.error(ex));
-	}
-
-	/**
 	 * End a call that holds slots in flight when its stream ends, whichever way: before
 	 * its completion or its error reaches the subscriber (so that a caller who calls
 	 * again at once finds its slot free), and when it is cancelled (a client that went
 	 * away).
 	 */
-	private static Flux<Object> ended(CallPipeline pipeline, Admission admission, Flux<Object> result) {
-		Mono<Void> end = end(pipeline, admission);
-		return result.onErrorResume((ex) -> end.then(Mono.error(ex)))
-			.concatWith(end.then(Mono.empty()))
-			.doOnCancel(() -> end.subscribe());
+	private static Flux<Object> ended(CallHandle handle, Flux<Object> result) {
+		return result.concatWith(end(handle, null).then(Mono.empty())).doOnCancel(() -> end(handle, null).subscribe());
 	}
 
 	/** End a call that holds slots in flight when its one value comes, as a stream's. */
-	private static Mono<Object> ended(CallPipeline pipeline, Admission admission, Mono<Object> result) {
-		Mono<Void> end = end(pipeline, admission);
-		return result.onErrorResume((ex) -> end.then(Mono.error(ex)))
-			.flatMap((value) -> end.thenReturn(value))
-			.switchIfEmpty(end.then(Mono.empty()))
-			.doOnCancel(() -> end.subscribe());
+	private static Mono<Object> ended(CallHandle handle, Mono<Object> result) {
+		return result.flatMap((value) -> end(handle, null).thenReturn(value))
+			.switchIfEmpty(end(handle, null).then(Mono.empty()))
+			.doOnCancel(() -> end(handle, null).subscribe());
 	}
 
 	/**
-	 * Return the end of a call, run once whoever asks first; it talks to the store, so it
-	 * runs off the event loop, and the response goes on on Reactor's parallel threads.
+	 * Return the end of a call (a {@code refundOn} failure refunded, slots in flight
+	 * given back), once whoever asks first; an end that talks to the store runs off the
+	 * event loop, and the response goes on on Reactor's parallel threads.
 	 */
-	private static Mono<Void> end(CallPipeline pipeline, Admission admission) {
-		AtomicBoolean endedOnce = new AtomicBoolean();
-		return Mono.defer(
-				() -> endedOnce.compareAndSet(false, true) ? Mono.<Void>fromRunnable(() -> pipeline.finish(admission))
-					.subscribeOn(Schedulers.boundedElastic())
-					.publishOn(Schedulers.parallel()) : Mono.<Void>empty());
+	private static Mono<Void> end(CallHandle handle, Throwable failure) {
+		return Mono.defer(() -> handle.endTalksToStore(failure)
+				? Mono.fromFuture(handle.endAsync(failure)).publishOn(Schedulers.parallel())
+				: Mono.fromRunnable(() -> handle.end(failure)));
 	}
 
 	/**
@@ -205,10 +194,8 @@ final class ReactiveRateLimitCall {
 	 * limiter's non-blocking path; the response goes on on Reactor's parallel threads,
 	 * never on the threads that read replies. A charge never fails the call.
 	 */
-	private static Mono<Void> settled(CallPipeline pipeline, Admission admission, long cost) {
-		return Mono.defer(() -> Mono.fromFuture(pipeline.settleAsync(admission, cost)))
-			.then()
-			.publishOn(Schedulers.parallel());
+	private static Mono<Void> settled(CallHandle handle, long cost) {
+		return Mono.defer(() -> Mono.fromFuture(handle.settleAsync(cost))).then().publishOn(Schedulers.parallel());
 	}
 
 	/**

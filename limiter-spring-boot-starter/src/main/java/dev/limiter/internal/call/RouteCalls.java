@@ -4,15 +4,9 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
 import java.util.function.Supplier;
 
-import dev.limiter.Decision;
 import dev.limiter.Limit;
-import dev.limiter.RateLimitExceededException;
-import dev.limiter.RateLimitUnavailableException;
-import dev.limiter.call.RateLimitOperation;
-import dev.limiter.internal.call.CallPreparation.PreparedCall;
 import dev.limiter.internal.limits.InvalidLimitException;
 import dev.limiter.internal.limits.LimitAttributes;
 import dev.limiter.internal.limits.LimitResolver;
@@ -101,82 +95,15 @@ public final class RouteCalls {
 	 * what the route's key resolver gave or {@code ip:10.0.0.1}
 	 * @param plan the request's plan, or {@code null}
 	 * @param request the request, for listeners that write to it, or {@code null}
-	 * @return the call
+	 * @return the call's handle
 	 */
-	public RouteCall prepare(AnnotatedOperation route, String caller, String plan, Object request) {
-		return new RouteCall(this.pipeline.prepareRoute(route, plan, caller, request));
-	}
-
-	/**
-	 * Decide a request, blocking until the store answers or the timeout's failure policy
-	 * decides (and, under {@code max-wait}, until a turn due within it), and tell the
-	 * listeners; a rejection is a decision, not an exception.
-	 * @param call the call
-	 * @return the decision of the enforced limits, or {@code null} for a route whose
-	 * limits all only watch: the request passes, and its client is told nothing
-	 * @throws InterruptedException if the thread is interrupted while it waits for a turn
-	 */
-	public Decision decide(RouteCall call) throws InterruptedException {
-		CallPipeline.Admission admission = this.pipeline.decide(call.prepared);
-		call.admission = admission;
-		return admission.enforced();
-	}
-
-	/**
-	 * Decide a request without blocking and tell the listeners; the future completes on
-	 * the store's threads, or at once when the limiter already knows the rejection.
-	 * @param call the call
-	 * @param delay how the gateway waits for a turn under {@code max-wait}
-	 * @return the decision of the enforced limits, or {@code null} for a route whose
-	 * limits all only watch
-	 */
-	public CompletableFuture<Decision> decideAsync(RouteCall call, CallPipeline.Delay delay) {
-		return this.pipeline.decideAsync(call.prepared, delay).thenApply((admission) -> {
-			call.admission = admission;
-			return admission.enforced();
-		});
-	}
-
-	/**
-	 * Return whether an admitted request holds slots in flight, which
-	 * {@link #finish(RouteCall)} gives back when its response is finished.
-	 * @param call the decided call
-	 * @return whether the route counts calls in flight and the request was admitted
-	 */
-	public boolean holdsSlots(RouteCall call) {
-		CallPipeline.Admission admission = call.admission;
-		return admission != null && admission.holdsSlots();
-	}
-
-	/**
-	 * End an admitted request whose response is finished, however it ended: its slots in
-	 * flight are given back, once; blocking, so a non-blocking gateway calls it off its
-	 * event loops.
-	 * @param call the decided call
-	 */
-	public void finish(RouteCall call) {
-		CallPipeline.Admission admission = call.admission;
-		if (admission != null) {
-			this.pipeline.finish(admission);
-		}
-	}
-
-	/**
-	 * Return the exception that answers a rejected request with the same status, headers
-	 * and body as an annotated method's: {@link RateLimitUnavailableException} when a
-	 * fail-closed limit rejected it because the store could not answer, otherwise
-	 * {@link RateLimitExceededException}.
-	 * @param call the call
-	 * @param decision its rejection
-	 * @return the exception
-	 */
-	public RateLimitExceededException rejection(RouteCall call, Decision decision) {
-		return this.pipeline.rejection(new CallPipeline.Admission(call.prepared, decision, null, false));
+	public CallHandle prepare(AnnotatedOperation route, String caller, String plan, Object request) {
+		return this.pipeline.handle(this.pipeline.prepareRoute(route, plan, caller, request));
 	}
 
 	private AnnotatedOperation operation(String routeId, RouteArguments arguments, String key,
 			KeyExpression expression) {
-		String route = "route '" + routeId + "': ";
+		String route = arguments.spelling().source(routeId);
 		boolean inline = arguments.hasOwnLimit();
 		if ((arguments.algorithm() != null || arguments.slices() != null) && !inline) {
 			String argument = arguments.argument((arguments.algorithm() != null) ? "algorithm" : "slices");
@@ -273,38 +200,6 @@ public final class RouteCalls {
 		catch (IllegalArgumentException ex) {
 			throw new IllegalArgumentException(source + ": " + ex.getMessage());
 		}
-	}
-
-	/**
-	 * One request of a route, prepared: the operation whose numbers apply and its key.
-	 */
-	public static final class RouteCall {
-
-		private final PreparedCall prepared;
-
-		private volatile CallPipeline.Admission admission;
-
-		private RouteCall(PreparedCall prepared) {
-			this.prepared = prepared;
-		}
-
-		/**
-		 * Return the key the request counts under.
-		 * @return the key
-		 */
-		public String key() {
-			return this.prepared.key();
-		}
-
-		/**
-		 * Return the operation whose numbers apply: the route's, its plan's, or an
-		 * override's.
-		 * @return the operation
-		 */
-		public RateLimitOperation operation() {
-			return this.prepared.operation();
-		}
-
 	}
 
 }

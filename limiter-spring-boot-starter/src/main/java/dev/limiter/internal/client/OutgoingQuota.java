@@ -11,6 +11,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import dev.limiter.Algorithm;
+import dev.limiter.CostExceedsLimitException;
 import dev.limiter.Decision;
 import dev.limiter.Limit;
 import dev.limiter.RateLimitUnavailableException;
@@ -228,18 +229,19 @@ public final class OutgoingQuota {
 
 	/**
 	 * Return the failure of a call whose estimate is more tokens than the whole quota: it
-	 * could never have its turn, so it is not sent.
+	 * could never have its turn, so it is not sent, and no wait is promised (over HTTP a
+	 * 400 without {@code Retry-After}, as every call that can never pass).
 	 * @param estimate the tokens the call may use
 	 * @return the exception
 	 */
-	public RateLimitUnavailableException tooManyTokens(long estimate) {
+	public CostExceedsLimitException tooManyTokens(long estimate) {
 		Limit tokens = tokens();
-		long now = System.currentTimeMillis() * 1_000;
-		Decision rejection = Decision.rejected(tokens, 0, tokens.period(), tokens.period(), now);
-		return new RateLimitUnavailableException("A call to '" + this.name + "' " + this.hosts + " may use " + estimate
-				+ " tokens, more than the " + tokens.threshold() + " per " + text(this.configured.period())
-				+ " of limiter.clients." + this.name + ".tokens; ask for fewer tokens (the call's maximum)",
-				tokensKey(), rejection);
+		return new CostExceedsLimitException(
+				"A call to '" + this.name + "' " + this.hosts + " may use " + estimate + " tokens, more than the "
+						+ tokens.threshold() + " per " + text(this.configured.period()) + " of limiter.clients."
+						+ this.name + ".tokens, so it can never pass; ask for fewer tokens (the "
+						+ "call's maximum), or raise limiter.clients." + this.name + ".tokens",
+				tokensKey(), estimate, tokens);
 	}
 
 	/**

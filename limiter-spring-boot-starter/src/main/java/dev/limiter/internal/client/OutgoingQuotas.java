@@ -154,8 +154,10 @@ public final class OutgoingQuotas {
 	 * @param quota the request's quota, which counts tokens
 	 * @param estimate the tokens the request may use: its prompt and its answer's bound
 	 * @return the decision that reserved them
-	 * @throws dev.limiter.RateLimitUnavailableException if the estimate is more than the
-	 * whole quota, or no reservation fits within {@code max-wait}
+	 * @throws dev.limiter.CostExceedsLimitException if the estimate is more than the
+	 * whole quota
+	 * @throws dev.limiter.RateLimitUnavailableException if no reservation fits within
+	 * {@code max-wait}
 	 */
 	public Decision awaitTokens(OutgoingQuota quota, long estimate) {
 		if (estimate > quota.tokens().threshold()) {

@@ -275,6 +275,43 @@ public final class LimitResolver {
 	}
 
 	/**
+	 * Check that limits can be settled after their call (a {@code charge}, a surface that
+	 * settles what a call used): the one rule, whoever settles. A sliding log keeps one
+	 * entry per permit and cannot take a charge; an in-flight limit counts calls running,
+	 * not their cost.
+	 * @param settledBy what settles, as its source spells it, such as
+	 * {@code charge '#result'} or {@code limiter.graphql.settle}
+	 * @param limits the limits it settles, their plans' included
+	 * @param spelling how the source spells a limit's algorithm
+	 * @throws InvalidLimitException naming the limit and the algorithms that can
+	 */
+	public static void checkChargeable(String settledBy, Collection<Limit> limits, Spelling spelling) {
+		for (Limit limit : limits) {
+			if (limit.algorithm() == Algorithm.SLIDING_LOG) {
+				throw new InvalidLimitException(
+						settledBy + " is given to the sliding-log limit " + limit
+								+ ", which keeps one entry per permit and cannot be charged after the call",
+						(spelling == Spelling.ANNOTATION)
+								? "Count a charged limit with algorithm = Algorithm.SLIDING_BUCKETS, TOKEN_BUCKET or a "
+										+ "calendar (limiter.limits.<name>.algorithm, .calendar), or remove charge."
+								: "Set limiter.limits." + limit.name()
+										+ ".algorithm to sliding-buckets or token-bucket, or give it a calendar "
+										+ "(limiter.limits." + limit.name() + ".calendar).");
+			}
+			if (limit.algorithm() == Algorithm.IN_FLIGHT) {
+				throw new InvalidLimitException(
+						settledBy + " is given to the in-flight limit " + limit
+								+ ", which counts calls running, not their cost",
+						(spelling == Spelling.ANNOTATION)
+								? "Put the charge on a limit of its own beside the in-flight one (a repeated "
+										+ "@RateLimit), or remove charge."
+								: "Settle a limit of its own, counted with sliding buckets, a token bucket or a "
+										+ "calendar.");
+			}
+		}
+	}
+
+	/**
 	 * Return what the counters of a group of limits belong to: {@code n:<name>} when
 	 * every limit carries one same name (shared, on purpose, by every user of that name),
 	 * otherwise the source's own scope.
@@ -312,7 +349,15 @@ public final class LimitResolver {
 
 		/** The arguments of a Gateway Server MVC route's {@code Limiter} filter. */
 		FILTER("threshold", "slices", "limiter.limits.<name>.local-threshold", "the algorithm to sliding-buckets.",
-				"Lower permits, or raise the threshold.");
+				"Lower permits, or raise the threshold."),
+
+		/**
+		 * The named limits a surface's own property names, such as
+		 * {@code limiter.graphql.limit}: errors say the limit's properties.
+		 */
+		SURFACE("limiter.limits.<name>.threshold", "limiter.limits.<name>.slices",
+				"limiter.limits.<name>.local-threshold", "limiter.limits.<name>.algorithm to sliding-buckets.",
+				"Lower the call's cost, or raise the limit's threshold.");
 
 		private final String threshold;
 
@@ -347,7 +392,18 @@ public final class LimitResolver {
 				case PROPERTY -> "limiter.limits.<name>." + attribute;
 				case ROUTE -> "limiter." + attribute;
 				case FILTER -> attribute;
+				case SURFACE -> "limiter.limits.<name>." + attribute;
 			};
+		}
+
+		/**
+		 * Return how an error names the operation it is about: a gateway route by its id,
+		 * a surface's not at all (the surface names its property).
+		 * @param id the operation's name
+		 * @return the prefix of its errors, such as {@code route 'orders': }
+		 */
+		public String source(String id) {
+			return (this == ROUTE || this == FILTER) ? "route '" + id + "': " : "";
 		}
 
 		String localThreshold() {
@@ -383,7 +439,8 @@ public final class LimitResolver {
 					"Define limiter.limits." + name + ".threshold (and .period) in the configuration, or give the "
 							+ "annotation a threshold.")
 					: new InvalidLimitException(
-							"limiter.name '" + name + "' is not defined with a threshold and a period",
+							((this == SURFACE) ? "the limit '" : "limiter.name '") + name
+									+ "' is not defined with a threshold and a period",
 							"Define limiter.limits." + name + ".threshold and limiter.limits." + name
 									+ ".period, or correct the name.");
 		}

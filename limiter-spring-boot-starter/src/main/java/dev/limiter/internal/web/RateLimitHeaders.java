@@ -1,6 +1,7 @@
 package dev.limiter.internal.web;
 
 import java.util.function.BiConsumer;
+import java.util.function.Function;
 
 import dev.limiter.Algorithm;
 import dev.limiter.Decision;
@@ -36,7 +37,29 @@ public final class RateLimitHeaders {
 	/** The standard header with the seconds to wait. */
 	public static final String RETRY_AFTER = "Retry-After";
 
+	/** The request attribute naming the scope whose quota the response reports. */
+	private static final String REPORTED_SCOPE = RateLimitHeaders.class.getName() + ".scope";
+
 	private final HeaderStyle style;
+
+	/**
+	 * Return whether an admitted call of a scope writes the quota of the response it runs
+	 * in: the first limited call of a request does (and again when it is charged), a call
+	 * limited inside it, under another scope, does not.
+	 * @param scope the call's scope
+	 * @param attributes reads an attribute of the request
+	 * @param remember sets an attribute of the request
+	 * @return whether the call's quota is the response's
+	 */
+	public static boolean reports(String scope, Function<String, Object> attributes,
+			BiConsumer<String, Object> remember) {
+		Object reported = attributes.apply(REPORTED_SCOPE);
+		if (reported == null) {
+			remember.accept(REPORTED_SCOPE, scope);
+			return true;
+		}
+		return reported.equals(scope);
+	}
 
 	/**
 	 * Create a writer.

@@ -7,6 +7,7 @@ import org.springframework.http.HttpStatus;
 import org.springframework.http.HttpStatusCode;
 import org.springframework.http.ProblemDetail;
 
+import dev.limiter.CostExceedsLimitException;
 import dev.limiter.Decision;
 import dev.limiter.Limit;
 import dev.limiter.RateLimitExceededException;
@@ -46,6 +47,8 @@ public final class RateLimitProblems {
 	private static final String TEMPORARY_REDUCED_CAPACITY_TITLE = "Request cannot be satisfied due to temporary "
 			+ "server capacity constraints";
 
+	private static final String COST_EXCEEDS_LIMIT_TITLE = "Request costs more than its limit holds in all";
+
 	private RateLimitProblems() {
 	}
 
@@ -66,6 +69,22 @@ public final class RateLimitProblems {
 		problem.setProperty("threshold", limit.threshold());
 		problem.setProperty("period", limit.period().toString());
 		problem.setProperty("retryAfter", decision.retryAfterSeconds());
+		return problem;
+	}
+
+	/**
+	 * Return the problem of a call that costs more than its limit holds in all: 400, the
+	 * limit, its threshold and the call's cost; no time to retry, since none helps.
+	 * @param ex the refusal
+	 * @return the problem
+	 */
+	public static ProblemDetail tooCostly(CostExceedsLimitException ex) {
+		Limit limit = ex.getDecision().limit();
+		ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.BAD_REQUEST, ex.getMessage());
+		problem.setTitle(COST_EXCEEDS_LIMIT_TITLE);
+		problem.setProperty("limit", limit.name());
+		problem.setProperty("threshold", limit.threshold());
+		problem.setProperty("cost", ex.getCost());
 		return problem;
 	}
 

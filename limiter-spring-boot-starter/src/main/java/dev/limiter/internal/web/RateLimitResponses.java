@@ -10,6 +10,7 @@ import org.springframework.http.MediaType;
 import org.springframework.http.ProblemDetail;
 import org.springframework.http.ResponseEntity;
 
+import dev.limiter.CostExceedsLimitException;
 import dev.limiter.RateLimitExceededException;
 import dev.limiter.RateLimitUnavailableException;
 
@@ -89,7 +90,8 @@ public final class RateLimitResponses {
 	 * @return the 429 response
 	 */
 	public ResponseEntity<ProblemDetail> exceeded(RateLimitExceededException ex) {
-		ResponseEntity.BodyBuilder response = ResponseEntity.status(HttpStatus.TOO_MANY_REQUESTS);
+		ResponseEntity.BodyBuilder response = ResponseEntity
+			.status((ex instanceof CostExceedsLimitException) ? HttpStatus.BAD_REQUEST : HttpStatus.TOO_MANY_REQUESTS);
 		// Straight into the builder: copying a separate HttpHeaders in was a third of
 		// what a rejection allocated. Each header is written once, so adding sets it.
 		return response.body(exceeded(ex, response::header));
@@ -97,12 +99,19 @@ public final class RateLimitResponses {
 
 	/**
 	 * Write the headers of a rejection, {@code Content-Type} last, and return its body;
-	 * its status is 429.
+	 * its status is 429, or 400 for a call that costs more than its limit holds in all
+	 * ({@link CostExceedsLimitException}), which gets no quota headers and no
+	 * {@code Retry-After}.
 	 * @param ex the rejection
 	 * @param headers sets a header
 	 * @return the problem
 	 */
 	public ProblemDetail exceeded(RateLimitExceededException ex, BiConsumer<String, String> headers) {
+		if (ex instanceof CostExceedsLimitException costly) {
+			// no quota and no Retry-After: no wait lets this call pass
+			headers.accept(HttpHeaders.CONTENT_TYPE, MediaType.APPLICATION_PROBLEM_JSON_VALUE);
+			return RateLimitProblems.tooCostly(costly);
+		}
 		this.headers.write(ex.getDecision(), headers);
 		headers.accept(HttpHeaders.CONTENT_TYPE, MediaType.APPLICATION_PROBLEM_JSON_VALUE);
 		return RateLimitProblems.exceeded(ex);

@@ -18,7 +18,6 @@ import dev.limiter.Limit;
 import dev.limiter.RateLimitExceededException;
 import dev.limiter.call.RateLimitDecisionListener;
 import dev.limiter.call.RateLimitOperation;
-import dev.limiter.internal.call.RouteCalls.RouteCall;
 import dev.limiter.internal.key.MethodRateLimitKeyResolver;
 import dev.limiter.internal.limits.LimitAttributes;
 import dev.limiter.internal.limits.LimitResolver;
@@ -131,14 +130,14 @@ class RouteCallsTests {
 	void aRequestCountsUnderItsPlanAndTheListenersAreTold() throws Exception {
 		AnnotatedOperation route = this.calls.register("orders",
 				new RouteArguments(null, null, null, null, List.of("hourly"), null, 1, null, null, Spelling.ROUTE));
-		RouteCall pro = this.calls.prepare(route, "ann", "pro", null);
+		CallHandle pro = this.calls.prepare(route, "ann", "pro", null);
 		assertThat(pro.key()).isEqualTo("n:hourly:ann");
 		assertThat(pro.operation().getLimits()).extracting(Limit::threshold).containsExactly(5000L);
-		assertThat(this.calls.decide(pro).remaining()).isEqualTo(4999);
-		RouteCall free = this.calls.prepare(route, "bob", null, null);
-		assertThat(this.calls.decide(free).remaining()).isEqualTo(999);
+		assertThat(decide(pro).remaining()).isEqualTo(4999);
+		CallHandle free = this.calls.prepare(route, "bob", null, null);
+		assertThat(decide(free).remaining()).isEqualTo(999);
 		// a plan no limit defines gets the limits' own numbers, never no limit
-		RouteCall unknown = this.calls.prepare(route, "cy", "gold", null);
+		CallHandle unknown = this.calls.prepare(route, "cy", "gold", null);
 		assertThat(unknown.operation().getLimits()).extracting(Limit::threshold).containsExactly(1000L);
 		assertThat(this.told).containsExactly("n:hourly allowed", "n:hourly allowed");
 	}
@@ -148,17 +147,16 @@ class RouteCallsTests {
 		AnnotatedOperation route = this.calls.register("orders", new RouteArguments(3L, Duration.ofMinutes(1), null,
 				null, List.of("watched"), null, 1, null, null, Spelling.FILTER));
 		for (int i = 0; i < 6; i++) {
-			RouteCall call = this.calls.prepare(route, "ann", null, null);
-			Decision decision = (i % 2 == 0) ? this.calls.decide(call) : this.calls.decideAsync(call, NO_DELAY).get();
+			CallHandle call = this.calls.prepare(route, "ann", null, null);
+			Decision decision = (i % 2 == 0) ? decide(call) : decideAsync(call, NO_DELAY).get();
 			assertThat(decision.isAllowed()).isEqualTo(i < 3);
 		}
 		assertThat(this.told).containsExactly("r:orders allowed", "r:orders shadow allowed", "r:orders allowed",
 				"r:orders shadow allowed", "r:orders allowed", "r:orders shadow allowed", "r:orders rejected",
 				"r:orders rejected", "r:orders rejected");
-		RouteCall call = this.calls.prepare(route, "ann", null, null);
-		Decision rejected = this.calls.decide(call);
-		assertThat(this.calls.rejection(call, rejected)).isInstanceOf(RateLimitExceededException.class)
-			.hasMessageContaining("'orders'");
+		CallHandle call = this.calls.prepare(route, "ann", null, null);
+		Decision rejected = decide(call);
+		assertThat(call.rejection()).isInstanceOf(RateLimitExceededException.class).hasMessageContaining("'orders'");
 	}
 
 	@Test
@@ -190,16 +188,16 @@ class RouteCallsTests {
 		};
 		AnnotatedOperation route = calls.register("paced", new RouteArguments(1L, Duration.ofSeconds(1), null, null,
 				List.of(), null, 1, null, Duration.ofSeconds(2), Spelling.FILTER));
-		assertThat(calls.decide(calls.prepare(route, "ann", null, null)).isAllowed()).isTrue();
-		assertThat(calls.decide(calls.prepare(route, "ann", null, null)).isAllowed()).isTrue();
-		assertThat(calls.decideAsync(calls.prepare(route, "ann", null, null), delay).get().isAllowed()).isTrue();
+		assertThat(decide(calls.prepare(route, "ann", null, null)).isAllowed()).isTrue();
+		assertThat(decide(calls.prepare(route, "ann", null, null)).isAllowed()).isTrue();
+		assertThat(decideAsync(calls.prepare(route, "ann", null, null), delay).get().isAllowed()).isTrue();
 		assertThat(waits).containsExactly(Duration.ofSeconds(1), Duration.ofSeconds(1));
 		assertThat(this.told).containsExactly("r:paced allowed", "r:paced allowed", "r:paced allowed");
 		// A turn beyond the wait is rejected at once, without waiting.
 		AnnotatedOperation slow = calls.register("slow", new RouteArguments(1L, Duration.ofMinutes(1), null, null,
 				List.of(), null, 1, null, Duration.ofSeconds(2), Spelling.FILTER));
-		assertThat(calls.decide(calls.prepare(slow, "ann", null, null)).isAllowed()).isTrue();
-		assertThat(calls.decide(calls.prepare(slow, "ann", null, null)).isAllowed()).isFalse();
+		assertThat(decide(calls.prepare(slow, "ann", null, null)).isAllowed()).isTrue();
+		assertThat(decide(calls.prepare(slow, "ann", null, null)).isAllowed()).isFalse();
 		assertThat(waits).hasSize(2);
 	}
 
@@ -219,8 +217,8 @@ class RouteCallsTests {
 		AnnotatedOperation route = this.calls.register("trial", new RouteArguments(1L, Duration.ofMinutes(1), null,
 				null, List.of(), null, 1, true, null, Spelling.FILTER));
 		for (int i = 0; i < 2; i++) {
-			assertThat(this.calls.decide(this.calls.prepare(route, "ann", null, null))).isNull();
-			assertThat(this.calls.decideAsync(this.calls.prepare(route, "bob", null, null), NO_DELAY).get()).isNull();
+			assertThat(decide(this.calls.prepare(route, "ann", null, null))).isNull();
+			assertThat(decideAsync(this.calls.prepare(route, "bob", null, null), NO_DELAY).get()).isNull();
 		}
 		assertThat(this.told).containsExactly("r:trial shadow allowed", "r:trial shadow allowed",
 				"r:trial shadow rejected", "r:trial shadow rejected");
@@ -272,6 +270,19 @@ class RouteCallsTests {
 	private AnnotatedOperation register(Long threshold, Duration period, Spelling spelling) {
 		return this.calls.register("r",
 				new RouteArguments(threshold, period, null, null, List.of(), null, 1, null, null, spelling));
+	}
+
+	/**
+	 * Decide a route's call and return its enforced decision, as the gateways read it.
+	 */
+	private static Decision decide(CallHandle call) throws InterruptedException {
+		call.decide();
+		return call.decision();
+	}
+
+	private static java.util.concurrent.CompletableFuture<Decision> decideAsync(CallHandle call,
+			CallPipeline.Delay delay) {
+		return call.decideAsync(delay).thenApply((admitted) -> call.decision());
 	}
 
 }

@@ -39,12 +39,11 @@ import org.springframework.web.servlet.function.HandlerFunction;
 import org.springframework.web.servlet.function.ServerRequest;
 import org.springframework.web.servlet.function.ServerResponse;
 
-import dev.limiter.Decision;
 import dev.limiter.gateway.mvc.LimiterFilterFunctions.Config;
 import dev.limiter.internal.call.AnnotatedOperation;
 import dev.limiter.internal.call.RouteArguments;
 import dev.limiter.internal.call.RouteCalls;
-import dev.limiter.internal.call.RouteCalls.RouteCall;
+import dev.limiter.internal.call.CallHandle;
 import dev.limiter.internal.limits.LimitResolver.Spelling;
 import dev.limiter.internal.web.RateLimitResponses;
 import dev.limiter.internal.web.servlet.ServletRejections;
@@ -135,10 +134,9 @@ final class MvcRouteLimits implements SmartInitializingSingleton {
 		}
 		String plan = (route.plan() != null && !route.operation().getPlans().isEmpty()) ? route.plan().apply(request)
 				: null;
-		RouteCall call = this.calls.prepare(route.operation(), caller(route, request), plan, request.servletRequest());
-		Decision decision = this.calls.decide(call);
-		if (decision == null || decision.isAllowed()) {
-			if (!this.calls.holdsSlots(call)) {
+		CallHandle call = this.calls.prepare(route.operation(), caller(route, request), plan, request.servletRequest());
+		if (call.decide()) {
+			if (!call.holdsSlots()) {
 				return next.handle(request);
 			}
 			ServerResponse response;
@@ -146,14 +144,14 @@ final class MvcRouteLimits implements SmartInitializingSingleton {
 				response = next.handle(request);
 			}
 			catch (Exception | Error ex) {
-				this.calls.finish(call);
+				call.end(ex);
 				throw ex;
 			}
-			return new FinishedResponse(response, () -> this.calls.finish(call));
+			return new FinishedResponse(response, () -> call.end(null));
 		}
 		HttpHeaders headers = new HttpHeaders();
-		ProblemDetail problem = this.responses.answer(this.calls.rejection(call, decision),
-				request.servletRequest().getRequestURI(), headers::add);
+		ProblemDetail problem = this.responses.answer(call.rejection(), request.servletRequest().getRequestURI(),
+				headers::add);
 		return new RejectionResponse(problem, headers);
 	}
 

@@ -12,7 +12,8 @@ import dev.limiter.internal.web.RateLimitHeaders;
 /**
  * Adds the remaining quota to the response of an admitted call in WebFlux, before the
  * handler writes its body; rejections get their headers from
- * {@link ReactiveRateLimitExceptionHandler}.
+ * {@link ReactiveRateLimitExceptionHandler}. As on Spring MVC, the first limited call of
+ * an exchange reports its quota; a call limited inside it does not replace it.
  */
 public class ReactiveResponseHeaders implements RateLimitDecisionListener {
 
@@ -43,7 +44,8 @@ public class ReactiveResponseHeaders implements RateLimitDecisionListener {
 		ServerWebExchange exchange = invocation.request(ServerWebExchange.class);
 		if (exchange != null) {
 			ServerHttpResponse response = exchange.getResponse();
-			if (!response.isCommitted()) {
+			if (!response.isCommitted() && RateLimitHeaders.reports(invocation.operation().getScope(),
+					exchange::getAttribute, exchange.getAttributes()::put)) {
 				this.headers.writeAdmitted(decision, response.getHeaders()::set);
 			}
 		}

@@ -29,6 +29,7 @@ import org.springframework.web.servlet.handler.HandlerExceptionResolverComposite
 import org.springframework.web.servlet.mvc.method.annotation.ExceptionHandlerExceptionResolver;
 import org.springframework.web.servlet.mvc.method.annotation.ResponseBodyAdvice;
 
+import dev.limiter.CostExceedsLimitException;
 import dev.limiter.RateLimitExceededException;
 import dev.limiter.RateLimitUnavailableException;
 
@@ -88,8 +89,10 @@ public class RateLimitExceptionResolver implements HandlerExceptionResolver, Ord
 	@Override
 	public ModelAndView resolveException(HttpServletRequest request, HttpServletResponse response, Object handler,
 			Exception ex) {
-		if (!(ex instanceof RateLimitExceededException) || !(handler instanceof HandlerMethod handlerMethod)
-				|| response.isCommitted() || !plainPath(request)) {
+		// a cost no limit holds is rare and never cached: Spring MVC's own resolution
+		// answers it through the handler
+		if (!(ex instanceof RateLimitExceededException) || ex instanceof CostExceedsLimitException
+				|| !(handler instanceof HandlerMethod handlerMethod) || response.isCommitted() || !plainPath(request)) {
 			return null;
 		}
 		Setup setup = setup();

@@ -15,10 +15,12 @@ import dev.limiter.internal.web.RateLimitHeaders;
  * Adds the remaining quota to the response of an admitted call, before the handler writes
  * its body; rejections get their headers from {@link RateLimitExceptionHandler}.
  * <p>
- * When several rate-limited methods run in one request, the last admitted one's headers
- * win. A call admitted while the store is unavailable under the fail-open policy gets no
- * headers, since nobody knows its quota; one admitted under the local policy gets the
- * local limit's headers.
+ * A response reports the quota of the call that decided it: the first limited call of the
+ * request (a handler's {@code @RateLimit}, a GraphQL budget). A call limited inside it (a
+ * GraphQL field's {@code @RateLimit}, a chat call's token budget) does not replace those
+ * headers; it reports its own only when its refusal becomes the response. A call admitted
+ * while the store is unavailable under the fail-open policy gets no headers, since nobody
+ * knows its quota; one admitted under the local policy gets the local limit's headers.
  */
 public class RateLimitResponseHeaders implements RateLimitDecisionListener {
 
@@ -45,7 +47,8 @@ public class RateLimitResponseHeaders implements RateLimitDecisionListener {
 		RequestAttributes attributes = RequestContextHolder.getRequestAttributes();
 		if (attributes instanceof ServletRequestAttributes servlet) {
 			HttpServletResponse response = servlet.getResponse();
-			if (response != null && !response.isCommitted()) {
+			if (response != null && !response.isCommitted() && RateLimitHeaders.reports(operation.getScope(),
+					servlet.getRequest()::getAttribute, servlet.getRequest()::setAttribute)) {
 				this.headers.writeAdmitted(decision, response::setHeader);
 			}
 		}

@@ -32,7 +32,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * its query over HTTP, and the responses it shows (the reset time and the seconds to wait
  * aside, which depend on the clock); the guide's YAML says the same.
  */
-class ReadmeTests {
+class ReadmeIntegrationTests {
 
 	private static final RedisServer redis = RedisServer.shared();
 

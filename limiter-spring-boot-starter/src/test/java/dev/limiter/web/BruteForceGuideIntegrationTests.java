@@ -45,7 +45,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * right password included), another user is unaffected, the {@code ratelimits} endpoint
  * shows the penalty and its reset lifts it on every instance.
  */
-class BruteForceGuideTests {
+class BruteForceGuideIntegrationTests {
 
 	private static final RedisServer redis = RedisServer.shared();
 
@@ -137,8 +137,8 @@ class BruteForceGuideTests {
 	void theGuidesAnnotationIsTheOneTested() throws Exception {
 		int javaStart = section.indexOf("```java") + 7;
 		String java = section.substring(javaStart, section.indexOf("```", javaStart));
-		String source = Files
-			.readString(Path.of("src", "test", "java", "dev", "limiter", "web", "BruteForceGuideTests.java"));
+		String source = Files.readString(
+				Path.of("src", "test", "java", "dev", "limiter", "web", "BruteForceGuideIntegrationTests.java"));
 		for (String line : java.strip().split("\n")) {
 			assertThat(source).contains(line.replace(" { ... }", "").strip());
 		}

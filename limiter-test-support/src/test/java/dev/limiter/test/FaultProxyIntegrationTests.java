@@ -11,7 +11,7 @@ import org.junit.jupiter.api.Test;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
-class FaultProxyTests {
+class FaultProxyIntegrationTests {
 
 	private static RedisServer redis;
 

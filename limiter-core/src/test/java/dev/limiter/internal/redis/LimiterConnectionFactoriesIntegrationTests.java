@@ -16,7 +16,7 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 
-class LimiterConnectionFactoriesTests {
+class LimiterConnectionFactoriesIntegrationTests {
 
 	private final Duration timeout = Duration.ofMillis(50);
 

@@ -22,10 +22,11 @@ import static org.assertj.core.api.Assertions.assertThat;
  * Two test methods on one cached context: the second starts with a full quota although
  * the first used it up.
  */
-@SpringBootTest(classes = LimiterTestExecutionListenerTests.App.class, properties = "spring.main.banner-mode=off")
+@SpringBootTest(classes = LimiterTestExecutionListenerIntegrationTests.App.class,
+		properties = "spring.main.banner-mode=off")
 @LimiterTest
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
-class LimiterTestExecutionListenerTests {
+class LimiterTestExecutionListenerIntegrationTests {
 
 	private static final Limit LIMIT = Limit.of(1, Duration.ofHours(1));
 

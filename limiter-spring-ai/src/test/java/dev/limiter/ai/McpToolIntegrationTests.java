@@ -22,7 +22,7 @@ import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
-import dev.limiter.ai.ToolCallTests.Weather;
+import dev.limiter.ai.ToolCallIntegrationTests.Weather;
 import dev.limiter.test.RedisServer;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -32,7 +32,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * SDK's own client over HTTP (streamable HTTP): a refused call is the tool's error result
  * ({@code isError}), with the refusal's message for the model, and the session goes on.
  */
-class McpToolTests {
+class McpToolIntegrationTests {
 
 	private static final RedisServer redis = RedisServer.shared();
 
@@ -75,7 +75,7 @@ class McpToolTests {
 		String section = readme.substring(readme.indexOf("### Tools of an MCP server"));
 		int start = section.indexOf("```java\n") + 8;
 		List<String> shown = lines(section.substring(start, section.indexOf("```", start)));
-		assertThat(lines(Files.readString(Path.of("src/test/java/dev/limiter/ai/McpToolTests.java"))))
+		assertThat(lines(Files.readString(Path.of("src/test/java/dev/limiter/ai/McpToolIntegrationTests.java"))))
 			.containsSubsequence(shown);
 	}
 

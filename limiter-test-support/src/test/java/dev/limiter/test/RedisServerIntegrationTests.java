@@ -8,7 +8,7 @@ import org.junit.jupiter.api.Test;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
-class RedisServerTests {
+class RedisServerIntegrationTests {
 
 	@Test
 	void startsAnswersAndSurvivesPauseKillAndRestart() {

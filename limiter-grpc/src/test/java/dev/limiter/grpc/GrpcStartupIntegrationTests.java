@@ -12,7 +12,7 @@ import static org.assertj.core.api.Assertions.assertThatException;
  * A gRPC limit configured by a name that matches no service or method of the application,
  * or that names a limit that is not defined, stops the start naming what to fix.
  */
-class GrpcStartupTests {
+class GrpcStartupIntegrationTests {
 
 	private static final RedisServer redis = RedisServer.shared();
 

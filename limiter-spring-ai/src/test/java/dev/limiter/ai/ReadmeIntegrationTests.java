@@ -39,7 +39,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * answered until the day's budget is spent, then a 429 until midnight in Berlin, with no
  * request reaching the model; the guide's YAML says the same.
  */
-class ReadmeTests {
+class ReadmeIntegrationTests {
 
 	private static final RedisServer redis = RedisServer.shared();
 
@@ -49,18 +49,8 @@ class ReadmeTests {
 		String readme = Files.readString(Path.of("README.md"));
 		assertThat(lines(Files.readString(Path.of("src/test/java/dev/limiter/ai/AssistantController.java"))))
 			.containsSubsequence(lines(block(readme, "java")));
-		List<PropertySource<?>> sources = new YamlPropertySourceLoader().load("readme",
-				new ByteArrayResource(block(readme, "yaml").getBytes(StandardCharsets.UTF_8)));
 		try (FakeOpenAi openAi = new FakeOpenAi();
-				ConfigurableApplicationContext app = new SpringApplicationBuilder(AssistantApplication.class)
-					.web(WebApplicationType.SERVLET)
-					.initializers((context) -> sources.forEach(context.getEnvironment().getPropertySources()::addFirst))
-					.properties("server.port=0", "server.address=127.0.0.1",
-							"spring.ai.openai.base-url=" + openAi.baseUrl(), "spring.ai.openai.api-key=test",
-							"spring.ai.openai.chat.model=gpt-fake", "spring.ai.openai.chat.max-tokens=100",
-							"spring.ai.openai.max-retries=0", "spring.data.redis.host=" + redis.host(),
-							"spring.data.redis.port=" + redis.port())
-					.run()) {
+				ConfigurableApplicationContext app = startAsWritten(readme, openAi)) {
 			int port = ((WebServerApplicationContext) app).getWebServer().getPort();
 			HttpResponse<String> response;
 			int answered = 0;
@@ -71,9 +61,10 @@ class ReadmeTests {
 					answered++;
 				}
 			}
-			while (response.statusCode() == 200 && answered < 50);
+			while (response.statusCode() == 200 && answered < 1000);
 			assertThat(response.statusCode()).isEqualTo(429);
-			assertThat(answered).isPositive();
+			assertThat(answered).as("calls answered, each reserving the default answer bound and settled to its usage")
+				.isGreaterThan(100);
 			assertThat(openAi.requests).as("requests that reached the model").hasValue(answered);
 			ZonedDateTime now = ZonedDateTime.now(ZoneId.of("Europe/Berlin"));
 			long untilMidnight = Duration
@@ -81,6 +72,27 @@ class ReadmeTests {
 				.toSeconds();
 			assertThat(Long.parseLong(response.headers().firstValue("Retry-After").orElseThrow()))
 				.isBetween(untilMidnight - 5, untilMidnight + 5);
+		}
+	}
+
+	@Test
+	void aCallWhoseAnswerBoundAloneIsMoreThanTheReadmesBudgetIsA400NamingItsNumbersWithoutTheModel() throws Exception {
+		redis.flushAll();
+		String readme = Files.readString(Path.of("README.md"));
+		try (FakeOpenAi openAi = new FakeOpenAi();
+				ConfigurableApplicationContext app = startAsWritten(readme, openAi,
+						"spring.ai.openai.chat.max-tokens=50000")) {
+			int port = ((WebServerApplicationContext) app).getWebServer().getPort();
+			long scriptCalls = redis.scriptCalls();
+			HttpResponse<String> response = ask(port);
+			assertThat(response.statusCode()).isEqualTo(400);
+			assertThat(response.headers().firstValue("Content-Type")).hasValue("application/problem+json");
+			assertThat(response.headers().firstValue("Retry-After")).as("no wait lets it pass").isEmpty();
+			assertThat(response.body()).contains("more than the 20000 that limit 'ai-tokens' holds in all")
+				.contains("\"cost\":")
+				.contains("limiter.ai.max-completion-tokens");
+			assertThat(openAi.requests).as("requests that reached the model").hasValue(0);
+			assertThat(redis.scriptCalls()).as("script calls").isEqualTo(scriptCalls);
 		}
 	}
 
@@ -140,6 +152,24 @@ class ReadmeTests {
 		String readme = Files.readString(Path.of("README.md"));
 		assertThat(block(section, "yaml").strip())
 			.isEqualTo(block(readme.substring(readme.indexOf("## The provider's quota")), "yaml").strip());
+	}
+
+	/**
+	 * Start the README's application over HTTP, its YAML as written, against the fake
+	 * model.
+	 */
+	private static ConfigurableApplicationContext startAsWritten(String readme, FakeOpenAi openAi, String... properties)
+			throws Exception {
+		List<PropertySource<?>> sources = new YamlPropertySourceLoader().load("readme",
+				new ByteArrayResource(block(readme, "yaml").getBytes(StandardCharsets.UTF_8)));
+		return new SpringApplicationBuilder(AssistantApplication.class).web(WebApplicationType.SERVLET)
+			.initializers((context) -> sources.forEach(context.getEnvironment().getPropertySources()::addFirst))
+			.properties("server.port=0", "server.address=127.0.0.1", "spring.ai.openai.base-url=" + openAi.baseUrl(),
+					"spring.ai.openai.api-key=test", "spring.ai.openai.chat.model=gpt-fake",
+					"spring.ai.openai.max-retries=0", "spring.data.redis.host=" + redis.host(),
+					"spring.data.redis.port=" + redis.port())
+			.properties(properties)
+			.run();
 	}
 
 	private static HttpResponse<String> ask(int port) throws Exception {

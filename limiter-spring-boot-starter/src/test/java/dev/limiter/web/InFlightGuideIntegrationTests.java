@@ -48,7 +48,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * call, batch calls fill the shared capacity to 40 only, critical ones to 100, and every
  * refusal is a 503 with the temporary-reduced-capacity problem.
  */
-class InFlightGuideTests {
+class InFlightGuideIntegrationTests {
 
 	private static final RedisServer redis = RedisServer.shared();
 

@@ -20,7 +20,7 @@ import static org.assertj.core.api.Assertions.assertThatException;
  * Bad settings of the budget stop the start naming what to fix; a key expression over the
  * request's headers tells callers apart.
  */
-class GraphQlStartupTests {
+class GraphQlStartupIntegrationTests {
 
 	private static final RedisServer redis = RedisServer.shared();
 
@@ -37,9 +37,8 @@ class GraphQlStartupTests {
 			.isThrownBy(() -> start("limiter.limits.points.threshold=100", "limiter.limits.points.period=1h",
 					"limiter.graphql.limit=points", "limiter.graphql.settle=true")
 				.close())
-			.withStackTraceContaining(
-					"limiter.graphql.settle is true, but the budget's limit 'points' is a sliding log")
-			.withStackTraceContaining("set limiter.limits.points.algorithm to sliding-buckets or token-bucket");
+			.withStackTraceContaining("limiter.graphql.settle: true is given to the sliding-log limit 'points'")
+			.withStackTraceContaining("Set limiter.limits.points.algorithm to sliding-buckets or token-bucket");
 	}
 
 	@Test

@@ -22,7 +22,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * refused tool call reaches the model as the tool's result, an error it can read, and the
  * conversation goes on.
  */
-class ToolCallTests {
+class ToolCallIntegrationTests {
 
 	private static final RedisServer redis = RedisServer.shared();
 
@@ -79,12 +79,11 @@ class ToolCallTests {
 			.map((line) -> line.replace(" { ... }", " {"))
 			.toList();
 		assertThat(shown).hasSize(3);
-		assertThat(
-				java.nio.file.Files.readString(java.nio.file.Path.of("src/test/java/dev/limiter/ai/ToolCallTests.java"))
-					.lines()
-					.map(String::strip)
-					.toList())
-			.containsSubsequence(shown);
+		assertThat(java.nio.file.Files
+			.readString(java.nio.file.Path.of("src/test/java/dev/limiter/ai/ToolCallIntegrationTests.java"))
+			.lines()
+			.map(String::strip)
+			.toList()).containsSubsequence(shown);
 	}
 
 	@Configuration(proxyBeanMethods = false)

@@ -4,21 +4,41 @@ import org.junit.jupiter.api.Test;
 import org.springframework.ai.chat.client.ChatClient;
 import org.springframework.context.ConfigurableApplicationContext;
 
+import dev.limiter.CostExceedsLimitException;
+
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatException;
-import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
  * Bad settings of the budget stop the start naming what to fix; a call that no budget can
  * hold fails naming its numbers.
  */
-class TokenBudgetStartupTests {
+class TokenBudgetStartupIntegrationTests {
 
 	@Test
 	void aBudgetNamingAnUndefinedLimitStopsTheStart() {
 		assertThatException().isThrownBy(
 				() -> TokenBudgetIntegrationTests.start("http://127.0.0.1:9/v1", "limiter.ai.limit=ai-tokns").close())
 			.withStackTraceContaining("limiter.ai.limit: limiter.limits.ai-tokns: the limit 'ai-tokns' is not defined");
+	}
+
+	@Test
+	void aBudgetOnALimitThatCannotBeChargedStopsTheStartNamingTheAlgorithmsThatCan() {
+		// the default algorithm, the sliding log, keeps an entry per token and cannot
+		// settle a call's usage after it
+		assertThatException()
+			.isThrownBy(() -> TokenBudgetIntegrationTests
+				.start("http://127.0.0.1:9/v1", "limiter.limits.ai-tokens.algorithm=sliding-log")
+				.close())
+			.withStackTraceContaining("limiter.ai.limit, whose calls are settled with the tokens they used, is given "
+					+ "to the sliding-log limit 'ai-tokens'")
+			.withStackTraceContaining("Set limiter.limits.ai-tokens.algorithm to sliding-buckets or token-bucket");
+		assertThatException()
+			.isThrownBy(() -> TokenBudgetIntegrationTests
+				.start("http://127.0.0.1:9/v1", "limiter.limits.ai-tokens.algorithm=in-flight")
+				.close())
+			.withStackTraceContaining("is given to the in-flight limit 'ai-tokens'");
 	}
 
 	@Test
@@ -35,10 +55,11 @@ class TokenBudgetStartupTests {
 		try (FakeOpenAi openAi = new FakeOpenAi();
 				ConfigurableApplicationContext app = TokenBudgetIntegrationTests.start(openAi.baseUrl(),
 						"spring.ai.openai.chat.max-tokens=5000")) {
-			assertThatIllegalStateException()
+			assertThatExceptionOfType(CostExceedsLimitException.class)
 				.isThrownBy(() -> app.getBean(ChatClient.Builder.class).build().prompt().user("hi").call().content())
-				.withMessageContaining("reserves 5001 tokens")
-				.withMessageContaining("more than the whole budget of 1000 under 'ai-tokens'");
+				.withMessageContaining("costs 5001 tokens")
+				.withMessageContaining("more than the 1000 that limit 'ai-tokens' holds in all")
+				.satisfies((ex) -> assertThat(ex.getCost()).isEqualTo(5001));
 			assertThat(openAi.requests).hasValue(0);
 		}
 	}

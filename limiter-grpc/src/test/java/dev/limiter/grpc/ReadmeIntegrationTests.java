@@ -29,7 +29,7 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 /**
  * The README's YAML, read from the README as written, limits the method it names.
  */
-class ReadmeTests {
+class ReadmeIntegrationTests {
 
 	private static final RedisServer redis = RedisServer.shared();
 

@@ -20,12 +20,12 @@ import static org.assertj.core.api.Assertions.assertThat;
  * {@code @LimiterTest}: nothing of the test's context talks to Redis (it used to read the
  * overrides from it and retry every 5 s with a warning each time).
  */
-@SpringBootTest(classes = LimiterTestWithoutRedisTests.App.class,
+@SpringBootTest(classes = LimiterTestWithoutRedisIntegrationTests.App.class,
 		properties = { "spring.main.banner-mode=off", "spring.data.redis.host=127.0.0.1", "spring.data.redis.port=1",
 				"limiter.clients.api.hosts=api.example.com", "limiter.clients.api.threshold=5",
 				"limiter.clients.api.period=1s" })
 @LimiterTest
-class LimiterTestWithoutRedisTests {
+class LimiterTestWithoutRedisIntegrationTests {
 
 	@Autowired
 	private ApplicationContext context;
