@@ -9,14 +9,15 @@ import org.junit.jupiter.api.Test;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The test-kit example of the README and of the guide is {@code GreetingLimitTests} as it
- * runs: every import the example needs to compile, and every line of its test method.
+ * The test-kit example of the test kit's README and of the guide is
+ * {@code GreetingLimitTests} as it runs: every import the example needs to compile, and
+ * every line of its test method.
  */
 class ReadmeTestKitExampleTests {
 
 	@Test
-	void theReadmesTestExampleHasEveryImportAndLineOfTheTestThatRuns() throws Exception {
-		assertIsTheTestThatRuns(Files.readString(Path.of("..", "README.md")));
+	void theTestKitsReadmeExampleHasEveryImportAndLineOfTheTestThatRuns() throws Exception {
+		assertIsTheTestThatRuns(Files.readString(Path.of("..", "limiter-test", "README.md")));
 	}
 
 	@Test
@@ -25,7 +26,7 @@ class ReadmeTestKitExampleTests {
 	}
 
 	private static void assertIsTheTestThatRuns(String readme) throws Exception {
-		int start = readme.lastIndexOf("```java", readme.indexOf("@LimiterTest"));
+		int start = readme.lastIndexOf("```java", readme.indexOf("\n@LimiterTest\n"));
 		String example = readme.substring(start + 7, readme.indexOf("```", start + 7));
 		String test = Files.readString(Path.of("src/test/java/dev/limiter/sample/GreetingLimitTests.java"));
 		List<String> imports = example.lines().filter((line) -> line.startsWith("import ")).toList();
