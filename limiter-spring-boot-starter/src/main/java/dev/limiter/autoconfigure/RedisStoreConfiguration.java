@@ -57,6 +57,16 @@ final class RedisStoreConfiguration {
 
 	private static final Duration RETRY_PAUSE = Duration.ofMillis(100);
 
+	// How long an application that started without an answer from Redis keeps asking,
+	// to say once when Redis answered after all.
+	private static final Duration STARTUP_WATCH = Duration.ofMinutes(10);
+
+	private static final Duration WATCH_PAUSE = Duration.ofSeconds(1);
+
+	// Whether Redis answered at startup: the line that says where limits are counted is
+	// true when it is written.
+	private volatile boolean answeredAtStartup = true;
+
 	private static final Limit WARM_UP_LIMIT = Limit.of(1, Duration.ofMillis(1));
 
 	// Declared before the limiter, so that only an application's RateLimiter makes it
@@ -77,7 +87,10 @@ final class RedisStoreConfiguration {
 					connectionFactory.getClass().getSimpleName(), timeout.toMillis());
 			connection = LimiterRedisConnection.shared(connectionFactory);
 		}
-		warmUp(connection, properties);
+		this.answeredAtStartup = warmUp(connection, properties);
+		if (!this.answeredAtStartup) {
+			connection.closeOnDestroy(StartupWatch.start(connection, STARTUP_WATCH, WATCH_PAUSE));
+		}
 		return connection;
 	}
 
@@ -142,9 +155,9 @@ final class RedisStoreConfiguration {
 				properties.getBreaker().getFailureThreshold(), properties.getBreaker().getOpenDuration(),
 				degradedListener(degradedListeners.orderedStream().toList()));
 		logger.info(
-				"Limiter stores rate limits in Redis at {} ({} clock): the application has a RedisConnectionFactory; "
+				"Limiter stores rate limits in Redis at {}{} ({} clock): the application has a RedisConnectionFactory; "
 						+ "when Redis does not answer within {}, {} (limiter.failure.policy={})",
-				connection.getAddress(),
+				connection.getAddress(), this.answeredAtStartup ? "" : " once it answers (not yet: see above)",
 				(properties.getClock() == LimiterProperties.ClockSource.CLIENT) ? "application" : "Redis server",
 				(connection.getTimeout() != null) ? connection.getTimeout().toMillis() + " ms"
 						: "the connection factory's timeout",
@@ -163,7 +176,8 @@ final class RedisStoreConfiguration {
 		return (decision, policy) -> listeners.forEach((listener) -> listener.degraded(decision, policy));
 	}
 
-	private static void warmUp(LimiterRedisConnection connection, LimiterProperties properties) {
+	/** Return whether Redis answered before the start went on. */
+	private static boolean warmUp(LimiterRedisConnection connection, LimiterProperties properties) {
 		// Connect now rather than on the first requests, where nobody waits. Slowness
 		// is not absence: several JVMs starting on a few cores can take seconds to
 		// connect and read a PING, so a Redis that does not refuse the connection is
@@ -175,7 +189,7 @@ final class RedisStoreConfiguration {
 			try {
 				connection.ping();
 				warnIfEvicting(connection);
-				return;
+				return true;
 			}
 			catch (RuntimeException ex) {
 				failure = ex;
@@ -220,6 +234,7 @@ final class RedisStoreConfiguration {
 					STARTUP_WAIT.toSeconds(), failure.getMessage(), describe(policy), connection.getAddress(),
 					text(policy));
 		}
+		return false;
 	}
 
 	private static void warnIfEvicting(LimiterRedisConnection connection) {

@@ -91,6 +91,21 @@ class RateLimitsEndpointTests {
 		assertThat(send("DELETE", "/actuator/ratelimits/search?key=u:alice", "admin").statusCode()).isEqualTo(200);
 	}
 
+	/**
+	 * The sample's login, 5 a minute per client address, under the operations guide's
+	 * security configuration: reached without a CSRF token, as an API's clients call it,
+	 * and refused with a 429 once its limit is spent, never a 403.
+	 */
+	@Test
+	void theSamplesLoginIsReachedUnderTheGuidesSecurityAndLimitedFiveAMinute() throws Exception {
+		for (int i = 0; i < 5; i++) {
+			assertThat(send("POST", "/login?username=ann", null).statusCode()).isEqualTo(200);
+		}
+		HttpResponse<String> sixth = send("POST", "/login?username=ann", null);
+		assertThat(sixth.statusCode()).isEqualTo(429);
+		assertThat(sixth.headers().firstValue("Retry-After")).isPresent();
+	}
+
 	@Test
 	void theOperationsGuidesSecurityConfigurationIsTheSamplesOwn() throws Exception {
 		String guide = java.nio.file.Files.readString(java.nio.file.Path.of("..", "docs", "operations.md"));
