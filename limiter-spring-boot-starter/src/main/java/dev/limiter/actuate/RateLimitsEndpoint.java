@@ -23,6 +23,7 @@ import dev.limiter.FailurePolicy;
 import dev.limiter.Limit;
 import dev.limiter.RateLimiter;
 import dev.limiter.Usage;
+import dev.limiter.internal.LogText;
 import dev.limiter.internal.call.AnnotatedOperation;
 import dev.limiter.internal.call.RateLimitOperationSource;
 import dev.limiter.internal.limits.LimitAttributes;
@@ -309,21 +310,7 @@ public class RateLimitsEndpoint {
 
 	/** A value from a request or an operator as it may appear in the log: one line. */
 	static String escaped(String value) {
-		if (value == null) {
-			return null;
-		}
-		StringBuilder escaped = null;
-		for (int i = 0; i < value.length(); i++) {
-			char c = value.charAt(i);
-			if (c < 0x20 || c == 0x7f) {
-				escaped = (escaped != null) ? escaped : new StringBuilder(value.substring(0, i));
-				escaped.append(String.format("\\u%04x", (int) c));
-			}
-			else if (escaped != null) {
-				escaped.append(c);
-			}
-		}
-		return (escaped != null) ? escaped.toString() : value;
+		return LogText.oneLine(value);
 	}
 
 	private Map<String, Numbers> planNumbers(String name, String key, Map<String, Object> plans) {

@@ -48,7 +48,8 @@ class HostileInputWebIntegrationTests {
 
 	private final WebApplicationContextRunner contextRunner = WebTests.contextRunner(HostileConfiguration.class)
 		// A store error then shows as a 503 instead of passing silently.
-		.withPropertyValues("limiter.failure.policy=fail-closed");
+		.withPropertyValues("limiter.failure.policy=fail-closed", "limiter.limits.tiers.threshold=5",
+				"limiter.limits.tiers.period=1m", "limiter.limits.tiers.plans.pro.threshold=50");
 
 	@BeforeEach
 	void flushRedis() {
@@ -154,6 +155,24 @@ class HostileInputWebIntegrationTests {
 				+ HostileController.class.getName() + ".order(String) could not be evaluated");
 	}
 
+	/**
+	 * Text a caller controls reaches the log only on one line: a newline in a path
+	 * variable that a failing key expression quotes, and in a header that names a plan.
+	 */
+	@Test
+	void aNewlineACallerSendsNeverForgesALogLine(CapturedOutput output) {
+		this.contextRunner.run((context) -> {
+			MockMvc mvc = mvc(context);
+			assertThat(call(mvc, get("/orders/{id}", "7\nINFO forged key line")).getStatus()).isEqualTo(200);
+			assertThat(call(mvc, get("/tiers").header("X-Plan", "gold\nINFO forged plan line")).getStatus())
+				.isEqualTo(200);
+		});
+		assertThat(output).contains("could not be evaluated")
+			.contains("7\\u000aINFO forged key line")
+			.contains("Plan 'gold\\u000aINFO forged plan line'")
+			.doesNotContain("\nINFO forged");
+	}
+
 	private static void assertNoStackTrace(MockHttpServletResponse response) throws Exception {
 		assertThat(response.getContentAsString()).doesNotContain("Exception")
 			.doesNotContain("\tat ")
@@ -202,6 +221,12 @@ class HostileInputWebIntegrationTests {
 		@GetMapping("/api")
 		public String api() {
 			return "api";
+		}
+
+		@RateLimit(name = "tiers", plan = "#request.getHeader('X-Plan')")
+		@GetMapping("/tiers")
+		public String tiers() {
+			return "tiers";
 		}
 
 		@RateLimit(threshold = 1, key = "T(java.lang.Long).parseLong(#id)")

@@ -10,6 +10,7 @@ import org.slf4j.LoggerFactory;
 
 import dev.limiter.Limit;
 import dev.limiter.call.RateLimitInvocation;
+import dev.limiter.internal.LogText;
 import dev.limiter.internal.key.CurrentRequest;
 import dev.limiter.internal.limits.LimitOverrides;
 import dev.limiter.key.RateLimitKeyResolver;
@@ -173,7 +174,7 @@ final class CallPreparation {
 			logger.warn(
 					"Plan '{}' of {} is not defined under limiter.limits; the call is limited by the limits' own "
 							+ "numbers. Later unknown plans of this method are not logged.",
-					plan, operation.getDescription());
+					LogText.oneLine(plan), operation.getDescription());
 		}
 		return planned;
 	}
@@ -231,7 +232,7 @@ final class CallPreparation {
 		}
 		catch (RuntimeException ex) {
 			String message = "Rate-limit key '" + operation.getKeySource() + "' of " + operation.getDescription()
-					+ " could not be evaluated (" + ex.getMessage()
+					+ " could not be evaluated (" + LogText.oneLine(ex.getMessage())
 					+ "); the call is limited under the default key (the method and the user) instead";
 			if (this.keyFailuresLogged.add(operation.getDescription())) {
 				logger.warn(message + ". Later failures of this key are logged at debug level.");
@@ -281,7 +282,8 @@ final class CallPreparation {
 
 	private void chargeFailed(AnnotatedOperation operation, String problem, RuntimeException ex) {
 		String message = "Rate-limit charge '" + operation.getCharge().source() + "' of " + operation.getDescription()
-				+ " " + problem + "; the call keeps the " + operation.getPermits() + " permits it reserved";
+				+ " " + LogText.oneLine(problem) + "; the call keeps the " + operation.getPermits()
+				+ " permits it reserved";
 		if (this.chargeFailuresLogged.add(operation.getDescription())) {
 			logger.warn(message + ". Later failures of this charge are logged at debug level.");
 		}

@@ -16,6 +16,7 @@ import dev.limiter.Decision;
 import dev.limiter.Limit;
 import dev.limiter.RateLimitUnavailableException;
 import dev.limiter.RateLimiter;
+import dev.limiter.internal.LogText;
 
 /**
  * One upstream's quota as the application calls it: a named limit counted across every
@@ -261,7 +262,7 @@ public final class OutgoingQuota {
 			return false;
 		}
 		logger.info("Limiter: upstream '{}' asked to wait {} ({}); calls to it wait until then", this.name, text(hold),
-				source);
+				LogText.oneLine(source));
 		return true;
 	}
 
