@@ -50,10 +50,15 @@ public final class LimiterEndpointAutoConfiguration {
 				(sharedOffenders.getIfAvailable() != null) ? sharedOffenders.getObject() : offenders);
 	}
 
-	// An override's body over HTTP: flat plan fields, unknown fields refused.
+	// An override's body over HTTP: flat plan fields, unknown fields refused, fields left
+	// out kept as they are.
 	@Bean
-	static org.springframework.boot.actuate.endpoint.invoke.OperationInvokerAdvisor limiterOverrideBodies() {
-		return new OverrideBodies();
+	static org.springframework.boot.actuate.endpoint.invoke.OperationInvokerAdvisor limiterOverrideBodies(
+			ObjectProvider<LimitResolver> limitResolver) {
+		return new OverrideBodies(() -> {
+			LimitResolver resolver = limitResolver.getIfAvailable();
+			return (resolver != null) ? resolver.overrides() : null;
+		});
 	}
 
 	// The endpoint's writes (overrides, resets) are off unless an operator turns them on;

@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.function.Supplier;
 
 import org.springframework.boot.actuate.endpoint.EndpointId;
 import org.springframework.boot.actuate.endpoint.InvocationContext;
@@ -15,12 +16,19 @@ import org.springframework.boot.actuate.endpoint.invoke.OperationInvokerAdvisor;
 import org.springframework.boot.actuate.endpoint.invoke.OperationParameters;
 import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
 
+import dev.limiter.internal.limits.LimitOverrides;
+
 /**
  * The body of an override as it arrives over HTTP, on every web stack: Actuator binds a
  * write operation's JSON body as a flat map of strings, so plans are written with flat
  * keys ({@code {"plans.pro.threshold": 500}}) and gathered here for the endpoint; a field
  * the endpoint does not know is a 400 naming it, and an empty body is a 400 that says how
  * to remove an override, so that a typo can never undo one.
+ * <p>
+ * A field a body does not name keeps the override it has: only here can a field left out
+ * be told from one sent as {@code null} (which removes it), since Actuator binds both as
+ * {@code null}. So the numbers a limit's override has now (its own, and each plan's) fill
+ * the fields left out, and the endpoint stores the whole override as it then stands.
  */
 final class OverrideBodies implements OperationInvokerAdvisor {
 
@@ -29,6 +37,17 @@ final class OverrideBodies implements OperationInvokerAdvisor {
 	private static final List<String> FIELDS = List.of("threshold", "period");
 
 	private static final String PLANS = "plans";
+
+	private final Supplier<LimitOverrides> overrides;
+
+	/**
+	 * Create the advisor.
+	 * @param overrides the overrides in force, or a supplier of {@code null} where there
+	 * are none to keep
+	 */
+	OverrideBodies(Supplier<LimitOverrides> overrides) {
+		this.overrides = overrides;
+	}
 
 	@Override
 	public OperationInvoker apply(EndpointId endpointId, OperationType operationType, OperationParameters parameters,
@@ -39,7 +58,7 @@ final class OverrideBodies implements OperationInvokerAdvisor {
 		return (context) -> {
 			InvocationContext gathered;
 			try {
-				gathered = gathered(context);
+				gathered = gathered(context, this.overrides.get());
 			}
 			catch (IllegalArgumentException ex) {
 				// the endpoint's own answer to a bad value: a 400 whose body says what
@@ -50,7 +69,7 @@ final class OverrideBodies implements OperationInvokerAdvisor {
 		};
 	}
 
-	private static InvocationContext gathered(InvocationContext context) {
+	private static InvocationContext gathered(InvocationContext context, LimitOverrides overrides) {
 		Map<String, Object> arguments = new LinkedHashMap<>();
 		Map<String, Map<String, Object>> plans = new LinkedHashMap<>();
 		Set<String> unknown = new TreeSet<>();
@@ -88,10 +107,39 @@ final class OverrideBodies implements OperationInvokerAdvisor {
 					+ "override with {\"threshold\": null, \"period\": null}";
 			throw new IllegalArgumentException(message);
 		}
+		if (overrides != null && arguments.get("key") == null && arguments.get("name") instanceof String name) {
+			kept(overrides.named().get(name.startsWith("n:") ? name.substring(2) : name), arguments, plans);
+		}
 		if (!plans.isEmpty()) {
 			arguments.put(PLANS, plans);
 		}
 		return new InvocationContext(context.resolveArgument(SecurityContext.class), arguments);
+	}
+
+	/**
+	 * Fill the fields a body leaves out with the override a limit has now: its own
+	 * numbers and each of its plans'.
+	 */
+	private static void kept(LimitOverrides.NamedOverride current, Map<String, Object> arguments,
+			Map<String, Map<String, Object>> plans) {
+		if (current == null) {
+			return;
+		}
+		keep(current.numbers(), arguments);
+		current.plans()
+			.forEach((plan, numbers) -> keep(numbers, plans.computeIfAbsent(plan, (p) -> new LinkedHashMap<>())));
+		plans.values().removeIf(Map::isEmpty);
+	}
+
+	private static void keep(LimitOverrides.Numbers numbers, Map<String, Object> fields) {
+		// a field sent as null is named, and removes its number: only one left out is
+		// kept
+		if (numbers.threshold() != null && !fields.containsKey("threshold")) {
+			fields.put("threshold", numbers.threshold().toString());
+		}
+		if (numbers.period() != null && !fields.containsKey("period")) {
+			fields.put("period", numbers.period().toString());
+		}
 	}
 
 }

@@ -36,6 +36,12 @@ class RateLimitsEndpointTests {
 	 */
 	private static final String REMOVE = "{\"threshold\": null, \"period\": null}";
 
+	/**
+	 * The body that removes a limit's override with its plan's: every field named null.
+	 */
+	private static final String REMOVE_ALL = "{\"threshold\": null, \"period\": null, \"plans.pro.threshold\": null, "
+			+ "\"plans.pro.period\": null}";
+
 	private static final RedisServer redis = RedisServer.shared();
 
 	private final HttpClient client = HttpClient.newHttpClient();
@@ -55,7 +61,7 @@ class RateLimitsEndpointTests {
 		// The instance keeps its copy of the overrides: removing them through the
 		// endpoint
 		// empties it at once.
-		send("POST", "/actuator/ratelimits/search", "admin", REMOVE);
+		send("POST", "/actuator/ratelimits/search", "admin", REMOVE_ALL);
 		send("POST", "/actuator/ratelimits/search?key=u:alice", "admin", REMOVE);
 	}
 
@@ -209,6 +215,24 @@ class RateLimitsEndpointTests {
 				"{\"plans.gold.threshold\": 9}");
 		assertThat(unknown.statusCode()).isEqualTo(400);
 		assertThat(unknown.body()).contains("plans.gold: limit 'search' has no plan 'gold'");
+	}
+
+	/**
+	 * A field a POST does not name keeps its override: a plan's numbers survive a later
+	 * POST of the limit's own, and a field sent as null removes only its number.
+	 */
+	@Test
+	void aPostKeepsTheOverridesOfTheFieldsItDoesNotName() throws Exception {
+		assertThat(send("POST", "/actuator/ratelimits/search", "admin", "{\"plans.pro.threshold\": 2}").statusCode())
+			.isEqualTo(200);
+		HttpResponse<String> own = send("POST", "/actuator/ratelimits/search", "admin", "{\"threshold\": 4}");
+		assertThat(own.statusCode()).as(own.body()).isEqualTo(200);
+		assertThat(own.body()).as("the override as it now stands")
+			.contains("\"override\":{\"threshold\":4,")
+			.contains("\"plans\":{\"pro\":{\"threshold\":2}}");
+		HttpResponse<String> removed = send("POST", "/actuator/ratelimits/search", "admin", "{\"threshold\": null}");
+		assertThat(removed.statusCode()).as(removed.body()).isEqualTo(200);
+		assertThat(removed.body()).contains("\"override\":{\"plans\":{\"pro\":{\"threshold\":2}}}");
 	}
 
 	/**
