@@ -84,6 +84,9 @@ class InFlightWebIntegrationTests {
 			assertThat(response.headers().firstValue("RateLimit"))
 				.hasValueSatisfying((value) -> assertThat(value).startsWith("\"default\";r=").endsWith(";t=1"));
 			assertThat(response.headers().firstValue("X-RateLimit-Reset")).as("no window, no reset").isEmpty();
+			assertThat(response.body()).as("the slots' lease, named as such: an in-flight limit has no period")
+				.contains("\"lease\":\"PT30S\"")
+				.doesNotContain("\"period\"");
 		});
 		assertThat(keyedMembers("reports")).as("every slot given back").isZero();
 	}

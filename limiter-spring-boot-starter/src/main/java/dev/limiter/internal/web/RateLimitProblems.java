@@ -7,6 +7,7 @@ import org.springframework.http.HttpStatus;
 import org.springframework.http.HttpStatusCode;
 import org.springframework.http.ProblemDetail;
 
+import dev.limiter.Algorithm;
 import dev.limiter.CostExceedsLimitException;
 import dev.limiter.Decision;
 import dev.limiter.Limit;
@@ -67,7 +68,8 @@ public final class RateLimitProblems {
 		problem.setProperty("violated-policies", List.of(limit.name()));
 		problem.setProperty("limit", limit.name());
 		problem.setProperty("threshold", limit.threshold());
-		problem.setProperty("period", limit.period().toString());
+		// an in-flight limit's period is the lease of its slots, not a window
+		problem.setProperty((limit.algorithm() == Algorithm.IN_FLIGHT) ? "lease" : "period", limit.period().toString());
 		problem.setProperty("retryAfter", decision.retryAfterSeconds());
 		return problem;
 	}
