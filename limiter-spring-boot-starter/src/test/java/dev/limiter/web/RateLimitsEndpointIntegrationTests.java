@@ -143,6 +143,22 @@ class RateLimitsEndpointIntegrationTests {
 		}));
 	}
 
+	/**
+	 * The instance that resets is exact at once: the rejection it remembered is forgotten
+	 * before the reset returns, so the very next call asks Redis. (The others forget it
+	 * when Redis's pub/sub delivers the reset, the test above.)
+	 */
+	@Test
+	void theInstanceThatResetsLetsTheCallerBackAtOnce() {
+		this.contextRunner.run((context) -> {
+			MockMvc mvc = mvc(context);
+			assertThat(statuses(mvc, 4)).as("the fourth from the instance's rejection cache")
+				.containsExactly(200, 200, 429, 429);
+			context.getBean(RateLimitsEndpoint.class).reset(scope(context, "greet"), CALLER);
+			assertThat(statuses(mvc, 1)).as("the next call, without waiting for any message").containsExactly(200);
+		});
+	}
+
 	private static String scope(ApplicationContext context, String methodName) {
 		for (RateLimitOperation operation : context.getBean(RateLimitOperationSource.class).getOperations()) {
 			if (operation.getMethod().getName().equals(methodName)) {
