@@ -297,6 +297,30 @@ class GatewayIntegrationTests {
 		return (counter != null) ? counter.count() : 0;
 	}
 
+	/**
+	 * The guide's route is a part of the README's configuration, which the README's test
+	 * starts: every argument the guide shows, with its value, is one the README's route
+	 * has.
+	 */
+	@Test
+	void theGuidesRouteIsPartOfTheReadmesConfiguration() throws Exception {
+		String guide = Files.readString(Path.of("..", "docs", "guide.md"));
+		String section = guide.substring(guide.indexOf("## Spring Cloud Gateway"));
+		int start = section.indexOf("```yaml\n") + 8;
+		List<String> shown = arguments(section.substring(start, section.indexOf("```", start)));
+		List<String> configured = arguments(Files.readString(Path.of("src/test/resources/readme-gateway.yml")));
+		assertThat(shown).hasSizeGreaterThan(4);
+		assertThat(configured).containsAll(shown);
+	}
+
+	/** The lines of a YAML text without their comments and indentation. */
+	private static List<String> arguments(String yaml) {
+		return yaml.lines()
+			.map((line) -> (line.contains(" #") ? line.substring(0, line.indexOf(" #")) : line).strip())
+			.filter((line) -> !line.isEmpty())
+			.toList();
+	}
+
 	// After the shared gateways' tests: closing a gateway releases Reactor Netty's
 	// global resources, which they share.
 	@Test

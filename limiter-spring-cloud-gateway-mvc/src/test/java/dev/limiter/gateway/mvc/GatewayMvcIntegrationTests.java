@@ -261,6 +261,30 @@ class GatewayMvcIntegrationTests {
 		}
 	}
 
+	/**
+	 * The guide's route is a part of the README's configuration, which the README's test
+	 * starts: every argument the guide shows, with its value, is one the README's route
+	 * has.
+	 */
+	@Test
+	void theGuidesRouteIsPartOfTheReadmesConfiguration() throws Exception {
+		String guide = Files.readString(Path.of("..", "docs", "guide.md"));
+		String section = guide.substring(guide.indexOf("### Gateway Server MVC"));
+		int start = section.indexOf("```yaml\n") + 8;
+		List<String> shown = arguments(section.substring(start, section.indexOf("```", start)));
+		List<String> configured = arguments(Files.readString(Path.of("src/test/resources/readme-gateway-mvc.yml")));
+		assertThat(shown).hasSizeGreaterThan(4);
+		assertThat(configured).containsAll(shown);
+	}
+
+	/** The lines of a YAML text without their comments and indentation. */
+	private static List<String> arguments(String yaml) {
+		return yaml.lines()
+			.map((line) -> (line.contains(" #") ? line.substring(0, line.indexOf(" #")) : line).strip())
+			.filter((line) -> !line.isEmpty())
+			.toList();
+	}
+
 	@Test
 	@Order(6)
 	void theReadmesConfigurationGivesTheRouteItsLimits() throws Exception {
