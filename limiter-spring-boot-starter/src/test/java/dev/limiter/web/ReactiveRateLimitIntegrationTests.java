@@ -127,6 +127,29 @@ class ReactiveRateLimitIntegrationTests {
 		client.get().uri("/blocking").exchange().expectStatus().is5xxServerError();
 	}
 
+	/**
+	 * The guide's WebFlux handler is this class's, line by line, which the test below
+	 * runs.
+	 */
+	@Test
+	void theGuidesMonoHandlerIsTheOneThatRuns() throws Exception {
+		String guide = java.nio.file.Files.readString(java.nio.file.Path.of("..", "docs", "guide.md"));
+		String section = guide.substring(guide.indexOf("## WebFlux"));
+		int start = section.indexOf("```java\n") + 8;
+		List<String> shown = section.substring(start, section.indexOf("```", start))
+			.lines()
+			.map(String::strip)
+			.filter((line) -> !line.isEmpty())
+			.toList();
+		List<String> source = java.nio.file.Files
+			.readString(java.nio.file.Path.of("src/test/java/dev/limiter/web/ReactiveRateLimitIntegrationTests.java"))
+			.lines()
+			.map(String::strip)
+			.toList();
+		assertThat(shown).hasSize(5);
+		assertThat(source).containsSubsequence(shown);
+	}
+
 	@Test
 	void aMonoHandlerIsLimitedPerClientWithHeadersAndA429() {
 		client.get()
