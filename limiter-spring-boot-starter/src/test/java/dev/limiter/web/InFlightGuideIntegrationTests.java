@@ -33,9 +33,11 @@ import org.springframework.core.env.PropertySource;
 import org.springframework.core.io.ByteArrayResource;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.RequestHeader;
+import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
 
 import dev.limiter.actuate.RateLimitsEndpoint;
+import dev.limiter.Algorithm;
 import dev.limiter.annotation.RateLimit;
 import dev.limiter.internal.actuate.LimiterMetrics;
 import dev.limiter.test.RedisServer;
@@ -78,6 +80,38 @@ class InFlightGuideIntegrationTests {
 	static void stop() {
 		Reports.gate.countDown();
 		instances.forEach(ConfigurableApplicationContext::close);
+	}
+
+	/**
+	 * The guide's first example, five exports at once per user, is the {@code /exports}
+	 * handler below, line by line, and answers with its policy over HTTP.
+	 */
+	@Test
+	void theGuidesExportsHandlerIsThisOne() throws Exception {
+		String guide = Files.readString(Path.of("..", "docs", "guide.md"));
+		String section = guide.substring(guide.indexOf("## Calls in flight"));
+		int start = section.indexOf("```java\n") + 8;
+		List<String> shown = new ArrayList<>(section.substring(start, section.indexOf("```", start))
+			.lines()
+			.map(String::strip)
+			.filter((line) -> !line.isEmpty())
+			.toList());
+		// the guide leaves the body out: "{ ... }"
+		shown.set(shown.size() - 1, shown.get(shown.size() - 1).replace(" ... }", ""));
+		List<String> source = Files
+			.readString(Path.of("src/test/java/dev/limiter/web/InFlightGuideIntegrationTests.java"))
+			.lines()
+			.map(String::strip)
+			.toList();
+		assertThat(shown).hasSize(5);
+		assertThat(source).containsSubsequence(shown);
+		String port = instances.get(0).getEnvironment().getProperty("local.server.port");
+		HttpResponse<String> export = http.send(
+				HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/exports?user=ann")).build(),
+				HttpResponse.BodyHandlers.ofString());
+		assertThat(export.statusCode()).isEqualTo(200);
+		assertThat(export.headers().firstValue("RateLimit-Policy")).as("5 at once, no window")
+			.hasValue("\"default\";q=5");
 	}
 
 	@Test
@@ -172,6 +206,14 @@ class InFlightGuideIntegrationTests {
 
 		static final AtomicInteger most = new AtomicInteger();
 
+		// @formatter:off
+		@RateLimit(algorithm = Algorithm.IN_FLIGHT, threshold = 5, period = 30, key = "#user")  // 5 at once per user
+		// @formatter:on
+		@GetMapping("/exports")
+		Export export(@RequestParam String user) {
+			return new Export(user);
+		}
+
 		@RateLimit(name = "reports", key = "'reports'", plan = "#priority")
 		@GetMapping("/reports")
 		String report(@RequestHeader(name = "X-Priority", defaultValue = "default") String priority)
@@ -186,6 +228,9 @@ class InFlightGuideIntegrationTests {
 			return "report";
 		}
 
+	}
+
+	record Export(String user) {
 	}
 
 }
