@@ -1,8 +1,6 @@
 package dev.limiter.web;
 
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
@@ -20,6 +18,7 @@ import org.springframework.web.bind.annotation.RestController;
 import org.springframework.web.servlet.config.annotation.EnableWebMvc;
 
 import dev.limiter.annotation.RateLimit;
+import dev.limiter.test.DocBlocks;
 
 import static dev.limiter.web.WebTests.call;
 import static dev.limiter.web.WebTests.mvc;
@@ -43,21 +42,10 @@ class CountOnlyWhatCountsGuideIntegrationTests {
 
 	@Test
 	void theGuidesHandlerIsThisOne() throws Exception {
-		String guide = Files.readString(Path.of("..", "docs", "guide.md"));
-		String section = guide.substring(guide.indexOf("## Count only what should count"));
-		int start = section.indexOf("```java\n") + 8;
-		List<String> shown = new ArrayList<>(section.substring(start, section.indexOf("```", start))
-			.lines()
-			.map(String::strip)
-			.filter((line) -> !line.isEmpty())
-			.toList());
-		// the guide leaves the body out: "{ ... }"
-		shown.set(shown.size() - 1, shown.get(shown.size() - 1).replace(" ... }", ""));
-		List<String> source = Files
-			.readString(Path.of("src/test/java/dev/limiter/web/CountOnlyWhatCountsGuideIntegrationTests.java"))
-			.lines()
-			.map(String::strip)
-			.toList();
+		List<String> shown = DocBlocks
+			.codeLines(DocBlocks.block(Path.of("..", "docs", "guide.md"), "## Count only what should count", "java"));
+		List<String> source = DocBlocks.codeLines(
+				DocBlocks.read(Path.of("src/test/java/dev/limiter/web/CountOnlyWhatCountsGuideIntegrationTests.java")));
 		assertThat(shown).hasSize(5);
 		assertThat(source).containsSubsequence(shown);
 	}

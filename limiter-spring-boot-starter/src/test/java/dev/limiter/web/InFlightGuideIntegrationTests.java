@@ -40,6 +40,7 @@ import dev.limiter.actuate.RateLimitsEndpoint;
 import dev.limiter.Algorithm;
 import dev.limiter.annotation.RateLimit;
 import dev.limiter.internal.actuate.LimiterMetrics;
+import dev.limiter.test.DocBlocks;
 import dev.limiter.test.RedisServer;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -88,21 +89,10 @@ class InFlightGuideIntegrationTests {
 	 */
 	@Test
 	void theGuidesExportsHandlerIsThisOne() throws Exception {
-		String guide = Files.readString(Path.of("..", "docs", "guide.md"));
-		String section = guide.substring(guide.indexOf("## Calls in flight"));
-		int start = section.indexOf("```java\n") + 8;
-		List<String> shown = new ArrayList<>(section.substring(start, section.indexOf("```", start))
-			.lines()
-			.map(String::strip)
-			.filter((line) -> !line.isEmpty())
-			.toList());
-		// the guide leaves the body out: "{ ... }"
-		shown.set(shown.size() - 1, shown.get(shown.size() - 1).replace(" ... }", ""));
-		List<String> source = Files
-			.readString(Path.of("src/test/java/dev/limiter/web/InFlightGuideIntegrationTests.java"))
-			.lines()
-			.map(String::strip)
-			.toList();
+		List<String> shown = DocBlocks
+			.codeLines(DocBlocks.block(Path.of("..", "docs", "guide.md"), "## Calls in flight", "java"));
+		List<String> source = DocBlocks
+			.codeLines(DocBlocks.read(Path.of("src/test/java/dev/limiter/web/InFlightGuideIntegrationTests.java")));
 		assertThat(shown).hasSize(5);
 		assertThat(source).containsSubsequence(shown);
 		String port = instances.get(0).getEnvironment().getProperty("local.server.port");

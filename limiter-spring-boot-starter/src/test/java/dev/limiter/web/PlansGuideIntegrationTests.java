@@ -23,6 +23,7 @@ import org.springframework.web.bind.annotation.RestController;
 import org.springframework.web.servlet.config.annotation.EnableWebMvc;
 
 import dev.limiter.annotation.RateLimit;
+import dev.limiter.test.DocBlocks;
 
 import static dev.limiter.web.WebTests.call;
 import static dev.limiter.web.WebTests.mvc;
@@ -45,19 +46,10 @@ class PlansGuideIntegrationTests {
 
 	@Test
 	void theGuidesHandlerIsThisOne() throws Exception {
-		String section = section();
-		int start = section.indexOf("```java\n") + 8;
-		List<String> shown = new ArrayList<>(section.substring(start, section.indexOf("```", start))
-			.lines()
-			.map(String::strip)
-			.filter((line) -> !line.isEmpty())
-			.toList());
-		// the guide leaves the body out: "{ ... }"
-		shown.set(shown.size() - 1, shown.get(shown.size() - 1).replace(" ... }", ""));
-		List<String> source = Files.readString(Path.of("src/test/java/dev/limiter/web/PlansGuideIntegrationTests.java"))
-			.lines()
-			.map(String::strip)
-			.toList();
+		List<String> shown = DocBlocks.codeLines(
+				DocBlocks.block(Path.of("..", "docs", "guide.md"), "### Plans: limits chosen per request", "java"));
+		List<String> source = DocBlocks
+			.codeLines(DocBlocks.read(Path.of("src/test/java/dev/limiter/web/PlansGuideIntegrationTests.java")));
 		assertThat(shown).hasSize(4);
 		assertThat(source).containsSubsequence(shown);
 	}

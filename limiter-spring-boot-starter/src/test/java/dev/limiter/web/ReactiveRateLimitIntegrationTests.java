@@ -47,6 +47,7 @@ import dev.limiter.client.Upstream;
 import dev.limiter.internal.call.AnnotatedOperation;
 import dev.limiter.internal.call.RateLimitOperationSource;
 import dev.limiter.internal.actuate.ClientMetrics;
+import dev.limiter.test.DocBlocks;
 import dev.limiter.test.NonBlockingThreads;
 import dev.limiter.test.RedisServer;
 
@@ -133,19 +134,10 @@ class ReactiveRateLimitIntegrationTests {
 	 */
 	@Test
 	void theGuidesMonoHandlerIsTheOneThatRuns() throws Exception {
-		String guide = java.nio.file.Files.readString(java.nio.file.Path.of("..", "docs", "guide.md"));
-		String section = guide.substring(guide.indexOf("## WebFlux"));
-		int start = section.indexOf("```java\n") + 8;
-		List<String> shown = section.substring(start, section.indexOf("```", start))
-			.lines()
-			.map(String::strip)
-			.filter((line) -> !line.isEmpty())
-			.toList();
-		List<String> source = java.nio.file.Files
-			.readString(java.nio.file.Path.of("src/test/java/dev/limiter/web/ReactiveRateLimitIntegrationTests.java"))
-			.lines()
-			.map(String::strip)
-			.toList();
+		List<String> shown = DocBlocks
+			.codeLines(DocBlocks.block(Path.of("..", "docs", "guide.md"), "## WebFlux", "java"));
+		List<String> source = DocBlocks
+			.codeLines(DocBlocks.read(Path.of("src/test/java/dev/limiter/web/ReactiveRateLimitIntegrationTests.java")));
 		assertThat(shown).hasSize(5);
 		assertThat(source).containsSubsequence(shown);
 	}

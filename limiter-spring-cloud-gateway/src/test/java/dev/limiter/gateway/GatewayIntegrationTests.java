@@ -52,6 +52,7 @@ import dev.limiter.RateLimiter;
 import dev.limiter.Usage;
 import dev.limiter.actuate.RateLimitsEndpoint;
 import dev.limiter.internal.call.AnnotatedOperation;
+import dev.limiter.test.DocBlocks;
 import dev.limiter.test.NonBlockingThreads;
 import dev.limiter.test.RedisServer;
 
@@ -304,21 +305,11 @@ class GatewayIntegrationTests {
 	 */
 	@Test
 	void theGuidesRouteIsPartOfTheReadmesConfiguration() throws Exception {
-		String guide = Files.readString(Path.of("..", "docs", "guide.md"));
-		String section = guide.substring(guide.indexOf("## Spring Cloud Gateway"));
-		int start = section.indexOf("```yaml\n") + 8;
-		List<String> shown = arguments(section.substring(start, section.indexOf("```", start)));
-		List<String> configured = arguments(Files.readString(Path.of("src/test/resources/readme-gateway.yml")));
+		List<String> shown = DocBlocks
+			.yamlLines(DocBlocks.block(Path.of("..", "docs", "guide.md"), "## Spring Cloud Gateway", "yaml"));
+		List<String> configured = DocBlocks.yamlLines(DocBlocks.read(Path.of("src/test/resources/readme-gateway.yml")));
 		assertThat(shown).hasSizeGreaterThan(4);
 		assertThat(configured).containsAll(shown);
-	}
-
-	/** The lines of a YAML text without their comments and indentation. */
-	private static List<String> arguments(String yaml) {
-		return yaml.lines()
-			.map((line) -> (line.contains(" #") ? line.substring(0, line.indexOf(" #")) : line).strip())
-			.filter((line) -> !line.isEmpty())
-			.toList();
 	}
 
 	// After the shared gateways' tests: closing a gateway releases Reactor Netty's

@@ -146,8 +146,15 @@ public final class CallHandle {
 		return this.tooCostly != null || (decided != null && decided.cached());
 	}
 
-	/** Refuse a call whose cost no limit of it can ever hold; once. */
+	/**
+	 * Refuse a call whose cost no limit of it can ever hold. Only a cost the surface
+	 * computed can: an operation's own permits are checked against its limits at startup,
+	 * and the endpoint refuses an override below them.
+	 */
 	private boolean refusedForCost() {
+		if (this.cost < 0) {
+			return false;
+		}
 		PreparedCall call = this.prepared;
 		Limit smallest = null;
 		for (Limit limit : call.operation().getEnforcedLimits()) {

@@ -50,6 +50,7 @@ import dev.limiter.Usage;
 import dev.limiter.actuate.RateLimitsEndpoint;
 import dev.limiter.internal.call.AnnotatedOperation;
 import dev.limiter.internal.call.RateLimitOperationSource;
+import dev.limiter.test.DocBlocks;
 import dev.limiter.test.RedisServer;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -268,21 +269,12 @@ class GatewayMvcIntegrationTests {
 	 */
 	@Test
 	void theGuidesRouteIsPartOfTheReadmesConfiguration() throws Exception {
-		String guide = Files.readString(Path.of("..", "docs", "guide.md"));
-		String section = guide.substring(guide.indexOf("### Gateway Server MVC"));
-		int start = section.indexOf("```yaml\n") + 8;
-		List<String> shown = arguments(section.substring(start, section.indexOf("```", start)));
-		List<String> configured = arguments(Files.readString(Path.of("src/test/resources/readme-gateway-mvc.yml")));
+		List<String> shown = DocBlocks
+			.yamlLines(DocBlocks.block(Path.of("..", "docs", "guide.md"), "### Gateway Server MVC", "yaml"));
+		List<String> configured = DocBlocks
+			.yamlLines(DocBlocks.read(Path.of("src/test/resources/readme-gateway-mvc.yml")));
 		assertThat(shown).hasSizeGreaterThan(4);
 		assertThat(configured).containsAll(shown);
-	}
-
-	/** The lines of a YAML text without their comments and indentation. */
-	private static List<String> arguments(String yaml) {
-		return yaml.lines()
-			.map((line) -> (line.contains(" #") ? line.substring(0, line.indexOf(" #")) : line).strip())
-			.filter((line) -> !line.isEmpty())
-			.toList();
 	}
 
 	@Test
