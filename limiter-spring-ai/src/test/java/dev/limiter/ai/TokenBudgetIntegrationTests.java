@@ -112,7 +112,10 @@ class TokenBudgetIntegrationTests {
 		assertThat(openAi.requests).as("requests that reached the model").hasValue(answered);
 		assertThat(openAi.tokensServed.get()).isEqualTo(answered * (long) FakeOpenAi.TOTAL_TOKENS)
 			.isLessThanOrEqualTo(1000);
-		Map<String, Object> usage = instances.get(0).getBean(RateLimitsEndpoint.class).usage("ai-tokens", "u:alice");
+		Map<String, Object> usage = instances.get(0)
+			.getBean(RateLimitsEndpoint.class)
+			.usage("ai-tokens", "u:alice")
+			.getBody();
 		assertThat(usage.toString()).contains("remaining=" + (1000 - openAi.tokensServed.get()));
 
 		as("bob");
@@ -132,7 +135,7 @@ class TokenBudgetIntegrationTests {
 		assertThat(String.join("", whole)).isEqualTo("Hello there");
 		RateLimitsEndpoint endpoint = instances.get(1).getBean(RateLimitsEndpoint.class);
 		await().atMost(Duration.ofSeconds(5))
-			.untilAsserted(() -> assertThat(endpoint.usage("ai-tokens", "u:carol").toString())
+			.untilAsserted(() -> assertThat(endpoint.usage("ai-tokens", "u:carol").getBody().toString())
 				.contains("remaining=" + (1000 - FakeOpenAi.TOTAL_TOKENS)));
 
 		List<String> cut = client.prompt()
@@ -146,7 +149,7 @@ class TokenBudgetIntegrationTests {
 		JTokkitTokenCountEstimator tokens = new JTokkitTokenCountEstimator();
 		long generated = tokens.estimate(PROMPT) + tokens.estimate("Hello");
 		await().atMost(Duration.ofSeconds(5))
-			.untilAsserted(() -> assertThat(endpoint.usage("ai-tokens", "u:carol").toString())
+			.untilAsserted(() -> assertThat(endpoint.usage("ai-tokens", "u:carol").getBody().toString())
 				.contains("remaining=" + (1000 - FakeOpenAi.TOTAL_TOKENS - generated)));
 	}
 
@@ -170,9 +173,9 @@ class TokenBudgetIntegrationTests {
 		assertThat(String.join("", whole)).isEqualTo("Hello there");
 		RateLimitsEndpoint endpoint = instances.get(1).getBean(RateLimitsEndpoint.class);
 		await().atMost(Duration.ofSeconds(5))
-			.untilAsserted(() -> assertThat(endpoint.usage("ai-tokens", "u:erin").toString())
+			.untilAsserted(() -> assertThat(endpoint.usage("ai-tokens", "u:erin").getBody().toString())
 				.contains("remaining=" + (1000 - FakeOpenAi.TOTAL_TOKENS)));
-		assertThat(endpoint.usage("ai-tokens", "all").toString()).contains("remaining=1000");
+		assertThat(endpoint.usage("ai-tokens", "all").getBody().toString()).contains("remaining=1000");
 	}
 
 	@Test
@@ -187,7 +190,8 @@ class TokenBudgetIntegrationTests {
 			.call()
 			.content();
 		assertThat(answer).isEqualTo("Hello there");
-		assertThat(instances.get(1).getBean(RateLimitsEndpoint.class).usage("ai-tokens", "u:frank").toString())
+		assertThat(
+				instances.get(1).getBean(RateLimitsEndpoint.class).usage("ai-tokens", "u:frank").getBody().toString())
 			.contains("remaining=" + (1000 - FakeOpenAi.TOTAL_TOKENS));
 	}
 

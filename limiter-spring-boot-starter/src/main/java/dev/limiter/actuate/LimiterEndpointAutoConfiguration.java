@@ -21,6 +21,7 @@ import dev.limiter.internal.call.RateLimitOperationSource;
 import dev.limiter.internal.limits.LimitResolver;
 import dev.limiter.internal.limits.OverrideStore;
 import dev.limiter.internal.offenders.TopOffenders;
+import dev.limiter.internal.store.LimiterRedisConnection;
 import dev.limiter.internal.store.RateLimitResets;
 import dev.limiter.internal.store.RedisOffenders;
 import dev.limiter.internal.store.RedisSubscription;
@@ -99,19 +100,22 @@ public final class LimiterEndpointAutoConfiguration {
 		@Bean
 		@ConditionalOnMissingBean
 		RedisOffenders limiterSharedOffenders(RedisConnectionFactory connectionFactory, LimiterProperties properties,
-				TopOffenders offenders) {
+				TopOffenders offenders, ObjectProvider<LimiterRedisConnection> limiterConnection) {
 			// a shutdown waits for the last share no longer than Limiter waits on Redis,
 			// and at least a second for a Redis that is merely slow
 			java.time.Duration wait = properties.getTimeout().plusSeconds(1);
-			return new RedisOffenders(connectionFactory, properties.getKeyPrefix(), offenders, wait);
+			return new RedisOffenders(connectionFactory,
+					LimiterRedisConnection.bounded(limiterConnection.getIfAvailable(), connectionFactory),
+					properties.getKeyPrefix(), offenders, wait);
 		}
 
 		@Bean
 		@ConditionalOnMissingBean
 		RateLimitResets rateLimitResets(RedisConnectionFactory connectionFactory, LimiterProperties properties,
-				ResilientRateLimiter rateLimiter) {
-			return new RateLimitResets(connectionFactory, properties.getKeyPrefix(),
-					rateLimiter::forgetCachedRejections);
+				ResilientRateLimiter rateLimiter, ObjectProvider<LimiterRedisConnection> limiterConnection) {
+			return new RateLimitResets(
+					LimiterRedisConnection.bounded(limiterConnection.getIfAvailable(), connectionFactory),
+					properties.getKeyPrefix(), rateLimiter::forgetCachedRejections);
 		}
 
 		@Bean

@@ -45,9 +45,13 @@ import dev.limiter.internal.store.RateLimitResets;
  * for reads and resets alike. A caller is the rest of the key: {@code u:<user>} or
  * {@code ip:<address>} for the default key, or the value of a SpEL key.
  * <p>
- * A {@code POST} sets an override of a named limit's numbers, or of one caller's, and
- * with no numbers removes it: the Redis store keeps it for every instance and across
- * restarts, the in-memory store for this instance only.
+ * A {@code POST} sets an override of a named limit's numbers, or of one caller's, and a
+ * field set to {@code null} removes it: the Redis store keeps it for every instance and
+ * across restarts, the in-memory store for this instance only.
+ * <p>
+ * Whatever reaches Redis answers within the limiter's timeout ({@code limiter.timeout})
+ * and a little more: when Redis does not answer, a 503 says so and whether anything
+ * changed; the list of limits needs no Redis.
  */
 @Endpoint(id = "ratelimits", defaultAccess = Access.READ_ONLY)
 public class RateLimitsEndpoint {
@@ -115,33 +119,49 @@ public class RateLimitsEndpoint {
 	 * limit, such as {@code m:com.example.Mailer.send}
 	 * @param key the caller, such as {@code u:alice}, or {@code null} to describe the
 	 * limit
-	 * @return the usage (under each plan too, when the limit has plans), the description,
-	 * or {@code null} (404) when no limit has that name or scope
+	 * @return the usage (under each plan too, when the limit has plans) or the
+	 * description; a 404 when no limit has that name or scope, a 503 when Redis does not
+	 * answer within the limiter's timeout
 	 */
 	// Spring's @Nullable, which Actuator reads on Boot 3.5 and 4.x alike, makes the key
 	// optional.
 	@ReadOperation
 	@SuppressWarnings("deprecation")
-	public Map<String, Object> usage(@Selector String name, @Nullable String key) {
+	public WebEndpointResponse<Map<String, Object>> usage(@Selector String name, @Nullable String key) {
 		AnnotatedOperation operation = operation(name);
 		if (operation == null) {
-			return null;
+			return new WebEndpointResponse<>(WebEndpointResponse.STATUS_NOT_FOUND);
 		}
-		if (key == null) {
-			Map<String, Object> described = new LinkedHashMap<>();
-			described.put("scope", operation.getScope());
-			described.putAll(describe(operation));
-			Map<String, Object> topRejected = new LinkedHashMap<>();
-			for (Limit limit : operation.getLimits()) {
-				topRejected.put(limit.name(),
-						this.offenders.top(operation.ranking(limit), TOP_REJECTED)
-							.stream()
-							.map((offender) -> Map.of("key", offender.key(), "rejections", offender.rejections()))
-							.toList());
+		try {
+			return new WebEndpointResponse<>((key != null) ? read(operation, key) : describeWithRankings(operation),
+					WebEndpointResponse.STATUS_OK);
+		}
+		catch (RuntimeException ex) {
+			if (!StoreFailures.isStore(ex)) {
+				throw ex;
 			}
-			described.put("topRejected", topRejected);
-			return described;
+			return StoreFailures.read(ex);
 		}
+	}
+
+	private Map<String, Object> describeWithRankings(AnnotatedOperation operation) {
+		Map<String, Object> described = new LinkedHashMap<>();
+		described.put("scope", operation.getScope());
+		described.putAll(describe(operation));
+		Map<String, Object> topRejected = new LinkedHashMap<>();
+		for (Limit limit : operation.getLimits()) {
+			topRejected.put(limit.name(),
+					this.offenders.top(operation.ranking(limit), TOP_REJECTED)
+						.stream()
+						.map((offender) -> Map.of("key", offender.key(), "rejections", offender.rejections()))
+						.toList());
+		}
+		described.put("topRejected", topRejected);
+		return described;
+	}
+
+	// Throws what the store throws when Redis does not answer.
+	private Map<String, Object> read(AnnotatedOperation operation, String key) {
 		String fullKey = operation.key(key);
 		Map<String, Object> result = new LinkedHashMap<>();
 		result.put("key", fullKey);
@@ -180,30 +200,46 @@ public class RateLimitsEndpoint {
 		if (refused != null) {
 			return new WebEndpointResponse<>(Map.of("error", refused), WebEndpointResponse.STATUS_BAD_REQUEST);
 		}
-		Map<String, Object> read = usage(name, key);
-		if (read != null && Boolean.FALSE.equals(read.get("known"))) {
-			// a reset of nothing must not look like one: the key may be written wrong
-			return new WebEndpointResponse<>(
-					Map.of("error", "nothing is counted for key '" + escaped(key) + "' under '" + escaped(name)
-							+ "': write the key as the limiter shows it (GET " + "/actuator/ratelimits/" + escaped(name)
-							+ " lists the callers it rejected; a hashed key's # is " + "%23 in a URL)"),
-					WebEndpointResponse.STATUS_NOT_FOUND);
-		}
-		String fullKey = operation.key(key);
-		List<AnnotatedOperation> all = new ArrayList<>(operation.getPlans().values());
-		all.add(0, operation);
-		for (AnnotatedOperation planned : all) {
-			if (!planned.getEnforcedLimits().isEmpty()) {
-				this.rateLimiter.reset(fullKey, planned.getEnforcedLimits());
+		// a reset sent and not answered, or one of several made, may have changed counts
+		boolean sent = false;
+		boolean made = false;
+		try {
+			if (!Boolean.TRUE.equals(read(operation, key).get("known"))) {
+				// a reset of nothing must not look like one: the key may be written wrong
+				return new WebEndpointResponse<>(Map.of("error",
+						"nothing is counted for key '" + escaped(key) + "' under '" + escaped(name)
+								+ "': write the key as the limiter shows it (GET " + "/actuator/ratelimits/"
+								+ escaped(name) + " lists the callers it rejected; a hashed key's # is "
+								+ "%23 in a URL)"),
+						WebEndpointResponse.STATUS_NOT_FOUND);
 			}
-			if (!planned.getShadowLimits().isEmpty()) {
-				this.rateLimiter.reset(planned.shadowKey(fullKey), planned.getShadowLimits());
+			String fullKey = operation.key(key);
+			List<AnnotatedOperation> all = new ArrayList<>(operation.getPlans().values());
+			all.add(0, operation);
+			for (AnnotatedOperation planned : all) {
+				if (!planned.getEnforcedLimits().isEmpty()) {
+					sent = true;
+					this.rateLimiter.reset(fullKey, planned.getEnforcedLimits());
+					made = true;
+				}
+				if (!planned.getShadowLimits().isEmpty()) {
+					sent = true;
+					this.rateLimiter.reset(planned.shadowKey(fullKey), planned.getShadowLimits());
+					made = true;
+				}
 			}
+			if (this.resets != null) {
+				this.resets.published(fullKey);
+			}
+			return Map.of("reset", fullKey);
 		}
-		if (this.resets != null) {
-			this.resets.published(fullKey);
+		catch (RuntimeException ex) {
+			if (!StoreFailures.isStore(ex)) {
+				throw ex;
+			}
+			return StoreFailures.change(ex, sent, made,
+					"GET /actuator/ratelimits/" + escaped(name) + "?key=" + escaped(key));
 		}
-		return Map.of("reset", fullKey);
 	}
 
 	/**
@@ -257,11 +293,22 @@ public class RateLimitsEndpoint {
 				: "an unauthenticated caller";
 		String fullKey = (key != null) ? operation.key(key) : null;
 		String before = describe(name, fullKey);
-		if (fullKey != null) {
-			this.overrideStore.setCaller(name, fullKey, override.numbers());
+		try {
+			if (fullKey != null) {
+				this.overrideStore.setCaller(name, fullKey, override.numbers());
+			}
+			else {
+				this.overrideStore.setNamed(name, override);
+			}
 		}
-		else {
-			this.overrideStore.setNamed(name, override);
+		catch (RuntimeException ex) {
+			if (!StoreFailures.isStore(ex)) {
+				throw ex;
+			}
+			logger.warn("Limiter: {} could not change the override of limit '{}'{}: Redis did not take it ({})",
+					escaped(who), escaped(name), (fullKey != null) ? " for " + escaped(fullKey) : "",
+					escaped(String.valueOf(ex.getMessage())));
+			return StoreFailures.change(ex, true, false, "GET /actuator/ratelimits/" + escaped(name));
 		}
 		String after = describe(name, fullKey);
 		logger.info("Limiter: {} changed the override of limit '{}'{} from {} to {}{}", escaped(who), escaped(name),

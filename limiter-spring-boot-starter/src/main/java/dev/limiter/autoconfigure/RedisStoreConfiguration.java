@@ -99,8 +99,10 @@ final class RedisStoreConfiguration {
 	@Bean
 	@ConditionalOnMissingBean(OverrideStore.class)
 	RedisOverrideStore limiterOverrideStore(RedisConnectionFactory connectionFactory, LimiterProperties properties,
-			LimitResolver limitResolver) {
-		return new RedisOverrideStore(connectionFactory, properties.getKeyPrefix(), limitResolver.overrides());
+			LimitResolver limitResolver, ObjectProvider<LimiterRedisConnection> limiterConnection) {
+		return new RedisOverrideStore(connectionFactory,
+				LimiterRedisConnection.bounded(limiterConnection.getIfAvailable(), connectionFactory),
+				properties.getKeyPrefix(), limitResolver.overrides());
 	}
 
 	// The holds that upstreams ask for stop every instance at once.

@@ -104,7 +104,7 @@ class BruteForceGuideIntegrationTests {
 		assertThat(login(1, "bob", "secret").statusCode()).as("another user").isEqualTo(200);
 		// The starter's tests have no Actuator web layer: the endpoint's operations are
 		// called as Actuator calls them.
-		Map<String, Object> usage = endpoint(0).usage("login", "ann");
+		Map<String, Object> usage = endpoint(0).usage("login", "ann").getBody();
 		assertThat((List<?>) usage.get("limits")).singleElement().satisfies((limit) -> {
 			Map<?, ?> row = (Map<?, ?>) limit;
 			assertThat(row.get("penalty")).isEqualTo("1h");

@@ -124,7 +124,10 @@ class InFlightGuideIntegrationTests {
 				.gauge()
 				.value())
 			.sum()).as("the gauges of both instances").isEqualTo(100);
-		Map<String, Object> usage = instances.get(0).getBean(RateLimitsEndpoint.class).usage("reports", "reports");
+		Map<String, Object> usage = instances.get(0)
+			.getBean(RateLimitsEndpoint.class)
+			.usage("reports", "reports")
+			.getBody();
 		assertThat((List<?>) usage.get("limits")).singleElement().satisfies((limit) -> {
 			Map<?, ?> row = (Map<?, ?>) limit;
 			assertThat(row.get("inFlight")).isEqualTo(100L);

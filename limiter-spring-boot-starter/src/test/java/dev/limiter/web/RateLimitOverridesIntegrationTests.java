@@ -106,7 +106,7 @@ class RateLimitOverridesIntegrationTests {
 				other.add(WebTests.call(mvc, get("/search").with(remoteAddr(OTHER_CLIENT))).getStatus());
 			}
 			assertThat(other).containsExactly(200, 200, 200, 200, 200, 200, 429);
-			List<?> usage = (List<?>) endpoint.usage("search", "ip:" + OTHER_CLIENT).get("limits");
+			List<?> usage = (List<?>) endpoint.usage("search", "ip:" + OTHER_CLIENT).getBody().get("limits");
 			assertThat(((Map<?, ?>) usage.get(0)).get("threshold")).isEqualTo(6L);
 			endpoint.override("search", "ip:" + OTHER_CLIENT, null, null, null, OPERATOR);
 			assertThat(WebTests.call(mvc, get("/search").with(remoteAddr(OTHER_CLIENT))).getStatus()).isEqualTo(429);

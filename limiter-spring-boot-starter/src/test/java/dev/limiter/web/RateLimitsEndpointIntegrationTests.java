@@ -95,15 +95,16 @@ class RateLimitsEndpointIntegrationTests {
 			assertThat(statuses(mvc, 3)).containsExactly(200, 200, 429);
 			RateLimitsEndpoint endpoint = context.getBean(RateLimitsEndpoint.class);
 			String scope = scope(context, "greet");
-			Map<String, Object> usage = endpoint.usage(scope, CALLER);
+			Map<String, Object> usage = endpoint.usage(scope, CALLER).getBody();
 			assertThat(usage).containsEntry("key", scope + ":" + CALLER);
 			assertThat((List<Map<String, Object>>) usage.get("limits")).singleElement()
 				.satisfies((limit) -> assertThat(limit).containsEntry("used", 2L).containsEntry("remaining", 0L));
 			assertThat(endpoint.reset(scope, CALLER)).isEqualTo(Map.of("reset", scope + ":" + CALLER));
-			assertThat((List<Map<String, Object>>) endpoint.usage(scope, CALLER).get("limits")).singleElement()
+			assertThat((List<Map<String, Object>>) endpoint.usage(scope, CALLER).getBody().get("limits"))
+				.singleElement()
 				.satisfies((limit) -> assertThat(limit).containsEntry("used", 0L));
 			assertThat(statuses(mvc, 1)).containsExactly(200);
-			assertThat(endpoint.usage("m:nothing", CALLER)).isNull();
+			assertThat(endpoint.usage("m:nothing", CALLER).getStatus()).isEqualTo(404);
 			assertThat(endpoint.reset("m:nothing", CALLER)).isInstanceOfSatisfying(WebEndpointResponse.class,
 					(response) -> assertThat(response.getStatus()).isEqualTo(404));
 		});
@@ -119,7 +120,7 @@ class RateLimitsEndpointIntegrationTests {
 			}
 			assertThat(WebTests.call(mvc, get("/planned").param("tier", "pro")).getStatus()).isEqualTo(429);
 			RateLimitsEndpoint endpoint = context.getBean(RateLimitsEndpoint.class);
-			Map<String, Object> plans = (Map<String, Object>) endpoint.usage("n:plans", CALLER).get("plans");
+			Map<String, Object> plans = (Map<String, Object>) endpoint.usage("n:plans", CALLER).getBody().get("plans");
 			assertThat((List<Map<String, Object>>) plans.get("pro")).singleElement()
 				.satisfies((limit) -> assertThat(limit).containsEntry("used", 2L).containsEntry("threshold", 2L));
 			endpoint.reset("n:plans", CALLER);

@@ -89,7 +89,7 @@ class TopOffendersIntegrationTests {
 			.filter((listed) -> listed.endsWith("." + method))
 			.findFirst()
 			.orElseThrow();
-		Map<String, Object> described = endpoint.usage(scope, null);
+		Map<String, Object> described = endpoint.usage(scope, null).getBody();
 		return (List<Map<String, Object>>) ((Map<String, Object>) described.get("topRejected")).get("default");
 	}
 
@@ -105,8 +105,9 @@ class TopOffendersIntegrationTests {
 
 	@SuppressWarnings("unchecked")
 	private static List<Map<String, Object>> topRejected(RateLimitsEndpoint endpoint) {
-		return (List<Map<String, Object>>) ((Map<String, Object>) endpoint.usage("search", null).get("topRejected"))
-			.get("search");
+		return (List<Map<String, Object>>) ((Map<String, Object>) endpoint.usage("search", null)
+			.getBody()
+			.get("topRejected")).get("search");
 	}
 
 	@Configuration(proxyBeanMethods = false)

@@ -228,7 +228,7 @@ class GatewayIntegrationTests {
 		assertThat(listed.get("r:orders")).as("the key of a route keyed by a resolver names it")
 			.asString()
 			.contains("key=key-resolver #{@userKeyResolver}");
-		assertThat(endpoint.usage("tiered", "dave").get("limits")).asString().contains("used=2");
+		assertThat(endpoint.usage("tiered", "dave").getBody().get("limits")).asString().contains("used=2");
 		endpoint.reset("tiered", "dave");
 		assertThat(statuses("/tiered/1", "dave", null, 1)).containsExactly(200);
 		// an operator's override applies to the route's next request on every gateway

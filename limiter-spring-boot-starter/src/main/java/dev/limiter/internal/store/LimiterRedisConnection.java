@@ -62,6 +62,20 @@ public final class LimiterRedisConnection implements DisposableBean {
 	}
 
 	/**
+	 * Return the factory whose wait on Redis is the limiter's timeout, for what an
+	 * operator waits on (the endpoint's reads and writes): the limiter's connection's
+	 * when there is one (an application's own {@code RateLimiter} has none), otherwise
+	 * the application's.
+	 * @param connection the limiter's connection, or {@code null}
+	 * @param application the application's factory
+	 * @return the factory to use
+	 */
+	public static RedisConnectionFactory bounded(LimiterRedisConnection connection,
+			RedisConnectionFactory application) {
+		return (connection != null) ? connection.getConnectionFactory() : application;
+	}
+
+	/**
 	 * Return whether the limiter has a factory of its own.
 	 * @return {@code true} for the dedicated Lettuce factory
 	 */

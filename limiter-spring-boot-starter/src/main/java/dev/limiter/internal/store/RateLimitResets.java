@@ -25,7 +25,8 @@ public final class RateLimitResets implements MessageListener {
 
 	/**
 	 * Create the broadcast.
-	 * @param connectionFactory the application's connection factory
+	 * @param connectionFactory the factory a reset is announced through: the limiter's
+	 * own, whose timeout bounds how long the endpoint waits on Redis
 	 * @param keyPrefix the limiter's key prefix, which names the channel
 	 * @param forget what this instance does when a key was reset anywhere
 	 */

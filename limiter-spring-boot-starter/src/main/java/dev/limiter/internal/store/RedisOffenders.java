@@ -32,6 +32,8 @@ public final class RedisOffenders implements OffenderRanking, SmartLifecycle {
 
 	private final RedisConnectionFactory connectionFactory;
 
+	private final RedisConnectionFactory readFactory;
+
 	private final String keyPrefix;
 
 	private final TopOffenders local;
@@ -61,7 +63,23 @@ public final class RedisOffenders implements OffenderRanking, SmartLifecycle {
 	 */
 	public RedisOffenders(RedisConnectionFactory connectionFactory, String keyPrefix, TopOffenders local,
 			Duration shutdownWait) {
+		this(connectionFactory, connectionFactory, keyPrefix, local, shutdownWait);
+	}
+
+	/**
+	 * Create the shared ranking.
+	 * @param connectionFactory the application's connection factory, for the shares that
+	 * run in the background
+	 * @param readFactory the factory an operator's read goes through: the limiter's own,
+	 * whose timeout bounds how long the endpoint waits on a Redis that is gone or stalled
+	 * @param keyPrefix the limiter's key prefix
+	 * @param local this instance's counts
+	 * @param shutdownWait the longest a shutdown waits for the last share
+	 */
+	public RedisOffenders(RedisConnectionFactory connectionFactory, RedisConnectionFactory readFactory,
+			String keyPrefix, TopOffenders local, Duration shutdownWait) {
 		this.connectionFactory = connectionFactory;
+		this.readFactory = readFactory;
 		this.keyPrefix = keyPrefix;
 		this.local = local;
 		this.shutdownWait = shutdownWait;
@@ -75,7 +93,7 @@ public final class RedisOffenders implements OffenderRanking, SmartLifecycle {
 	@Override
 	public List<Offender> top(String limit, int count) {
 		Map<String, Long> counts = new HashMap<>(this.local.counts(limit));
-		try (RedisConnection connection = this.connectionFactory.getConnection()) {
+		try (RedisConnection connection = this.readFactory.getConnection()) {
 			Map<byte[], byte[]> instances = connection.hashCommands().hGetAll(hash(limit));
 			long now = System.currentTimeMillis();
 			if (instances != null) {

@@ -38,6 +38,8 @@ public final class RedisOverrideStore implements OverrideStore, MessageListener,
 
 	private final RedisConnectionFactory connectionFactory;
 
+	private final RedisConnectionFactory writeFactory;
+
 	private final byte[] hash;
 
 	private final ChannelTopic channel;
@@ -57,7 +59,23 @@ public final class RedisOverrideStore implements OverrideStore, MessageListener,
 	 * @param overrides this instance's copy, kept current
 	 */
 	public RedisOverrideStore(RedisConnectionFactory connectionFactory, String keyPrefix, LimitOverrides overrides) {
+		this(connectionFactory, connectionFactory, keyPrefix, overrides);
+	}
+
+	/**
+	 * Create the store.
+	 * @param connectionFactory the application's connection factory, for the reads that
+	 * run in the background
+	 * @param writeFactory the factory an operator's change is written through: the
+	 * limiter's own, whose timeout bounds how long the endpoint waits on a Redis that is
+	 * gone or stalled (the application's may wait a minute)
+	 * @param keyPrefix the limiter's key prefix, which names the hash and the channel
+	 * @param overrides this instance's copy, kept current
+	 */
+	public RedisOverrideStore(RedisConnectionFactory connectionFactory, RedisConnectionFactory writeFactory,
+			String keyPrefix, LimitOverrides overrides) {
 		this.connectionFactory = connectionFactory;
+		this.writeFactory = writeFactory;
 		this.hash = bytes(keyPrefix + "overrides");
 		this.channel = new ChannelTopic(keyPrefix + "overrides");
 		this.overrides = overrides;
@@ -86,17 +104,26 @@ public final class RedisOverrideStore implements OverrideStore, MessageListener,
 		return true;
 	}
 
+	// A failed write throws, so that the endpoint says so; a failed announcement does
+	// not:
+	// every instance reads the hash again within REREAD.
 	private void write(String field, String value) {
-		try (RedisConnection connection = this.connectionFactory.getConnection()) {
+		try (RedisConnection connection = this.writeFactory.getConnection()) {
 			if (value != null) {
 				connection.hashCommands().hSet(this.hash, bytes(field), bytes(value));
 			}
 			else {
 				connection.hashCommands().hDel(this.hash, bytes(field));
 			}
-			connection.publish(bytes(this.channel.getTopic()), bytes(field));
+			try {
+				connection.publish(bytes(this.channel.getTopic()), bytes(field));
+			}
+			catch (RuntimeException ex) {
+				logger.debug("Limiter could not announce the change of override '{}'; every instance reads the "
+						+ "overrides again within {}", field, REREAD, ex);
+			}
 		}
-		reread();
+		reread(this.writeFactory);
 	}
 
 	@Override
@@ -109,9 +136,13 @@ public final class RedisOverrideStore implements OverrideStore, MessageListener,
 	 * answer, the copy stays as it was.
 	 */
 	public void reread() {
+		reread(this.connectionFactory);
+	}
+
+	private void reread(RedisConnectionFactory factory) {
 		synchronized (this.lock) {
 			Map<byte[], byte[]> entries;
-			try (RedisConnection connection = this.connectionFactory.getConnection()) {
+			try (RedisConnection connection = factory.getConnection()) {
 				entries = connection.hashCommands().hGetAll(this.hash);
 				this.readFailureLogged = false;
 			}

@@ -227,7 +227,7 @@ class GatewayMvcIntegrationTests {
 			.asString()
 			.contains("key=key-resolver userKeyResolver");
 		assertThat(listed.get("r:short")).asString().contains("key=default");
-		assertThat(endpoint.usage("tiered", "erin").get("limits")).asString().contains("used=2");
+		assertThat(endpoint.usage("tiered", "erin").getBody().get("limits")).asString().contains("used=2");
 		endpoint.reset("tiered", "erin");
 		assertThat(statuses("/tiered/1", "erin", null, 1)).containsExactly(200);
 	}
