@@ -55,10 +55,13 @@ public final class LimiterEndpointAutoConfiguration {
 	// out kept as they are.
 	@Bean
 	static org.springframework.boot.actuate.endpoint.invoke.OperationInvokerAdvisor limiterOverrideBodies(
-			ObjectProvider<LimitResolver> limitResolver) {
+			ObjectProvider<LimitResolver> limitResolver, ObjectProvider<RateLimitsEndpoint> endpoint) {
 		return new OverrideBodies(() -> {
 			LimitResolver resolver = limitResolver.getIfAvailable();
 			return (resolver != null) ? resolver.overrides() : null;
+		}, (name, key) -> {
+			RateLimitsEndpoint ratelimits = endpoint.getIfAvailable();
+			return (ratelimits != null) ? ratelimits.callerKey(name, key) : null;
 		});
 	}
 

@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.function.BiFunction;
 import java.util.function.Supplier;
 
 import org.springframework.boot.actuate.endpoint.EndpointId;
@@ -27,8 +28,9 @@ import dev.limiter.internal.limits.LimitOverrides;
  * <p>
  * A field a body does not name keeps the override it has: only here can a field left out
  * be told from one sent as {@code null} (which removes it), since Actuator binds both as
- * {@code null}. So the numbers a limit's override has now (its own, and each plan's) fill
- * the fields left out, and the endpoint stores the whole override as it then stands.
+ * {@code null}. So the numbers a limit's override has now (its own, and each plan's), or
+ * a caller's, fill the fields left out, and the endpoint stores the whole override as it
+ * then stands.
  */
 final class OverrideBodies implements OperationInvokerAdvisor {
 
@@ -40,13 +42,18 @@ final class OverrideBodies implements OperationInvokerAdvisor {
 
 	private final Supplier<LimitOverrides> overrides;
 
+	private final BiFunction<String, String, String> callerKeys;
+
 	/**
 	 * Create the advisor.
 	 * @param overrides the overrides in force, or a supplier of {@code null} where there
 	 * are none to keep
+	 * @param callerKeys the full key of a caller under a limit's name, as the endpoint
+	 * builds it, or {@code null} when no limit has that name
 	 */
-	OverrideBodies(Supplier<LimitOverrides> overrides) {
+	OverrideBodies(Supplier<LimitOverrides> overrides, BiFunction<String, String, String> callerKeys) {
 		this.overrides = overrides;
+		this.callerKeys = callerKeys;
 	}
 
 	@Override
@@ -58,7 +65,7 @@ final class OverrideBodies implements OperationInvokerAdvisor {
 		return (context) -> {
 			InvocationContext gathered;
 			try {
-				gathered = gathered(context, this.overrides.get());
+				gathered = gathered(context, this.overrides.get(), this.callerKeys);
 			}
 			catch (IllegalArgumentException ex) {
 				// the endpoint's own answer to a bad value: a 400 whose body says what
@@ -69,7 +76,8 @@ final class OverrideBodies implements OperationInvokerAdvisor {
 		};
 	}
 
-	private static InvocationContext gathered(InvocationContext context, LimitOverrides overrides) {
+	private static InvocationContext gathered(InvocationContext context, LimitOverrides overrides,
+			BiFunction<String, String, String> callerKeys) {
 		Map<String, Object> arguments = new LinkedHashMap<>();
 		Map<String, Map<String, Object>> plans = new LinkedHashMap<>();
 		Set<String> unknown = new TreeSet<>();
@@ -107,8 +115,20 @@ final class OverrideBodies implements OperationInvokerAdvisor {
 					+ "override with {\"threshold\": null, \"period\": null}";
 			throw new IllegalArgumentException(message);
 		}
-		if (overrides != null && arguments.get("key") == null && arguments.get("name") instanceof String name) {
-			kept(overrides.named().get(name.startsWith("n:") ? name.substring(2) : name), arguments, plans);
+		if (overrides != null && arguments.get("name") instanceof String name) {
+			String named = name.startsWith("n:") ? name.substring(2) : name;
+			if (arguments.get("key") instanceof String key) {
+				// a caller's own numbers are kept the same way as a limit's
+				String fullKey = callerKeys.apply(name, key);
+				LimitOverrides.Numbers own = (fullKey != null)
+						? overrides.callers().getOrDefault(named, Map.of()).get(fullKey) : null;
+				if (own != null) {
+					keep(own, arguments);
+				}
+			}
+			else {
+				kept(overrides.named().get(named), arguments, plans);
+			}
 		}
 		if (!plans.isEmpty()) {
 			arguments.put(PLANS, plans);

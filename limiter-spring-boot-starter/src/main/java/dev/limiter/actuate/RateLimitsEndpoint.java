@@ -327,6 +327,17 @@ public class RateLimitsEndpoint {
 	}
 
 	/**
+	 * Return a caller's full key under a limit, as overrides and counts keep it.
+	 * @param name the limit's name or scope
+	 * @param key the caller, such as {@code u:alice}
+	 * @return the full key, or {@code null} when no limit has that name or scope
+	 */
+	String callerKey(String name, String key) {
+		AnnotatedOperation operation = operation(name);
+		return (operation != null) ? operation.key(key) : null;
+	}
+
+	/**
 	 * The longest caller key the endpoint takes: longer parts are hashed in real keys.
 	 */
 	static final int MAX_KEY_LENGTH = 256;

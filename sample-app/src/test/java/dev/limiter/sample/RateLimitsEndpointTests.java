@@ -233,6 +233,16 @@ class RateLimitsEndpointTests {
 		HttpResponse<String> removed = send("POST", "/actuator/ratelimits/search", "admin", "{\"threshold\": null}");
 		assertThat(removed.statusCode()).as(removed.body()).isEqualTo(200);
 		assertThat(removed.body()).contains("\"override\":{\"plans\":{\"pro\":{\"threshold\":2}}}");
+		// a caller's own numbers alike
+		assertThat(
+				send("POST", "/actuator/ratelimits/search?key=u:alice", "admin", "{\"threshold\": 1000}").statusCode())
+			.isEqualTo(200);
+		HttpResponse<String> period = send("POST", "/actuator/ratelimits/search?key=u:alice", "admin",
+				"{\"period\": \"1m\"}");
+		assertThat(period.statusCode()).as(period.body()).isEqualTo(200);
+		assertThat(period.body()).contains("\"override\":{\"threshold\":1000,\"period\":\"1m\"}");
+		assertThat(send("GET", "/actuator/ratelimits/search", "admin").body())
+			.contains("\"callerOverrides\":{\"n:search:u:alice\":{\"threshold\":1000,\"period\":\"1m\"}}");
 	}
 
 	/**
