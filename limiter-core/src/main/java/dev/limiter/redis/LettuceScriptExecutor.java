@@ -60,6 +60,8 @@ final class LettuceScriptExecutor extends RedisScriptExecutor {
 
 	private final long graceNanos = LimiterConnectionFactories.READ_GRACE.toNanos();
 
+	private final ReplyTimes replies;
+
 	/**
 	 * How long the connection may stay disconnected before it is replaced by a new one:
 	 * Lettuce's own reconnect attempts come at least every
@@ -93,6 +95,7 @@ final class LettuceScriptExecutor extends RedisScriptExecutor {
 			.toNanos();
 		this.stuckNanos = LimiterConnectionFactories.MAX_RECONNECT_DELAY.toNanos() + this.timeoutNanos
 				+ this.graceNanos;
+		this.replies = new ReplyTimes(this.timeoutNanos, this.timeoutNanos + this.graceNanos);
 	}
 
 	LettuceScriptExecutor(RedisScriptingAsyncCommands<byte[], byte[]> commands, Duration timeout) {
@@ -100,6 +103,7 @@ final class LettuceScriptExecutor extends RedisScriptExecutor {
 		this.commands = commands;
 		this.timeoutNanos = timeout.toNanos();
 		this.stuckNanos = Long.MAX_VALUE;
+		this.replies = new ReplyTimes(this.timeoutNanos, this.timeoutNanos + this.graceNanos);
 	}
 
 	@Override
@@ -132,7 +136,7 @@ final class LettuceScriptExecutor extends RedisScriptExecutor {
 			catch (TimeoutException ex) {
 				// Ends the call unless its answer came meanwhile; the next get says
 				// which.
-				call.timeOut(timedOut());
+				call.timeOut(timedOut(call));
 			}
 			catch (InterruptedException ex) {
 				Thread.currentThread().interrupt();
@@ -213,8 +217,10 @@ final class LettuceScriptExecutor extends RedisScriptExecutor {
 		return null;
 	}
 
+	// Redis's time for a call is learned from its recent answers (ReplyTimes).
 	private ScriptCall call() {
-		return new ScriptCall(System.nanoTime(), this.timeoutNanos, this.graceNanos);
+		long now = System.nanoTime();
+		return new ScriptCall(now, this.replies.patienceNanos(now), this.graceNanos);
 	}
 
 	/**
@@ -235,10 +241,10 @@ final class LettuceScriptExecutor extends RedisScriptExecutor {
 			watch(call, call.redisDueNanos(checked));
 			return;
 		}
-		boolean timerWasLate = checked - Math.min(dueNanos, call.deadlineNanos()) >= this.timeoutNanos / 2;
+		boolean timerWasLate = checked - Math.min(dueNanos, call.deadlineNanos()) >= call.timeoutNanos() / 2;
 		EventLoopCatchUp catchUp = this.catchUp;
 		if (catchUp == null) {
-			call.timeOut(timedOut());
+			call.timeOut(timedOut(call));
 			return;
 		}
 		CompletableFuture<Void> caughtUp;
@@ -252,14 +258,14 @@ final class LettuceScriptExecutor extends RedisScriptExecutor {
 		}
 		Timeout giveUp = timer.newTimeout((timeout) -> {
 			caughtUp.complete(null);
-			call.timeOut(timedOut());
+			call.timeOut(timedOut(call));
 		}, call.deadlineNanos() - checked, TimeUnit.NANOSECONDS);
 		caughtUp.thenRun(() -> {
 			giveUp.cancel();
 			long now = System.nanoTime();
 			long wait = nextWait(call, timerWasLate, checked, now);
 			if (wait <= 0) {
-				call.timeOut(timedOut());
+				call.timeOut(timedOut(call));
 			}
 			else if (!call.isDone()) {
 				watch(call, now + wait);
@@ -278,11 +284,11 @@ final class LettuceScriptExecutor extends RedisScriptExecutor {
 			// Redis answered in time; this JVM was slow to read it.
 			return 1;
 		}
-		boolean loopsWereLate = now - checked >= this.timeoutNanos / 2;
+		boolean loopsWereLate = now - checked >= call.timeoutNanos() / 2;
 		if (!timerWasLate && !loopsWereLate) {
 			return 0;
 		}
-		return Math.min(this.timeoutNanos, call.deadlineNanos() - now);
+		return Math.min(call.timeoutNanos(), call.deadlineNanos() - now);
 	}
 
 	/**
@@ -301,15 +307,21 @@ final class LettuceScriptExecutor extends RedisScriptExecutor {
 		CompletionStage<List<Long>> first = (connection != null)
 				? dispatch(connection, SentScript.evalsha(script.getSha1(), keys, args))
 				: commands.evalsha(script.getSha1(), ScriptOutputType.MULTI, keys, args);
-		call.sent(first.toCompletableFuture(), System.nanoTime());
+		long firstDispatched = System.nanoTime();
+		call.sent(first.toCompletableFuture(), firstDispatched);
 		first.whenComplete((result, failure) -> {
+			answered(first, firstDispatched, failure);
 			if (failure instanceof RedisNoScriptException && !call.isDone()) {
 				try {
 					CompletionStage<List<Long>> again = (connection != null)
 							? dispatch(connection, SentScript.eval(source(script), keys, args))
 							: commands.eval(source(script), ScriptOutputType.MULTI, keys, args);
-					call.sentAgain(again.toCompletableFuture(), System.nanoTime());
-					again.whenComplete((retried, retryFailure) -> complete(call, retried, retryFailure));
+					long againDispatched = System.nanoTime();
+					call.sentAgain(again.toCompletableFuture(), againDispatched);
+					again.whenComplete((retried, retryFailure) -> {
+						answered(again, againDispatched, retryFailure);
+						complete(call, retried, retryFailure);
+					});
 				}
 				catch (RuntimeException ex) {
 					// Rejected at once (disconnected meanwhile): this thread is an
@@ -321,6 +333,21 @@ final class LettuceScriptExecutor extends RedisScriptExecutor {
 				complete(call, result, failure);
 			}
 		});
+	}
+
+	/**
+	 * Note how long Redis took to answer a command, an answer that came after its call
+	 * timed out included: what a busy Redis takes is learned from its late answers too.
+	 * An error reply is an answer; a command that got none (cancelled, disconnected,
+	 * timed out by Lettuce) is not.
+	 */
+	private void answered(CompletionStage<?> command, long dispatchedNanos, Throwable failure) {
+		if (failure != null && !(failure instanceof io.lettuce.core.RedisCommandExecutionException)) {
+			return;
+		}
+		long now = System.nanoTime();
+		long written = (command instanceof SentScript sent && sent.isSent()) ? sent.sentNanos() : dispatchedNanos;
+		this.replies.answered(now - written, now);
 	}
 
 	private static SentScript dispatch(StatefulConnection<byte[], byte[]> connection, SentScript command) {
@@ -337,9 +364,25 @@ final class LettuceScriptExecutor extends RedisScriptExecutor {
 		}
 	}
 
-	private RedisCommandTimeoutException timedOut() {
-		return new RedisCommandTimeoutException(
-				"Rate-limit script timed out after " + Duration.ofNanos(this.timeoutNanos).toMillis() + " ms");
+	private RedisCommandTimeoutException timedOut(ScriptCall call) {
+		String message = "Rate-limit script timed out after " + Duration.ofNanos(call.timeoutNanos()).toMillis()
+				+ " ms";
+		// Answers to earlier commands came after this one was written: Redis is busy.
+		return this.replies.answeredSince(call.writtenNanos()) ? new LateReplyException(message)
+				: new RedisCommandTimeoutException(message);
+	}
+
+	/**
+	 * A call that Redis did not answer in time while it answered earlier commands: the
+	 * call takes its failure policy, and the breaker does not count it.
+	 */
+	static final class LateReplyException extends RedisCommandTimeoutException
+			implements dev.limiter.internal.resilience.CircuitBreaker.StillAnswering {
+
+		LateReplyException(String message) {
+			super(message);
+		}
+
 	}
 
 	private static RuntimeException unwrap(Throwable failure) {

@@ -45,6 +45,24 @@ final class ScriptCall extends CompletableFuture<List<Long>> {
 	}
 
 	/**
+	 * Return Redis's time to answer this call.
+	 * @return the time in nanoseconds
+	 */
+	long timeoutNanos() {
+		return this.timeoutNanos;
+	}
+
+	/**
+	 * Return when the command in flight was written (or dispatched, while not yet
+	 * written); the deadline's start when none was sent.
+	 * @return the time, on {@link System#nanoTime()}'s scale
+	 */
+	long writtenNanos() {
+		InFlight inFlight = this.inFlight;
+		return (inFlight != null) ? inFlight.sentNanos() : this.deadlineNanos - this.timeoutNanos - this.graceNanos;
+	}
+
+	/**
 	 * Note the first command sent for this call.
 	 * @param command the command, dispatched at {@code nowNanos}
 	 * @param nowNanos the time of the dispatch
@@ -98,13 +116,14 @@ final class ScriptCall extends CompletableFuture<List<Long>> {
 
 	/**
 	 * End the call with a timeout, and cancel its command so that a command not written
-	 * yet is never written.
+	 * yet is never written; one already written is left to its answer, which tells how
+	 * long a busy Redis takes.
 	 * @param timeout the exception
 	 */
 	void timeOut(RuntimeException timeout) {
 		if (completeExceptionally(timeout)) {
 			InFlight inFlight = this.inFlight;
-			if (inFlight != null) {
+			if (inFlight != null && !(inFlight.command instanceof SentScript script && script.isSent())) {
 				inFlight.command.cancel(true);
 			}
 		}

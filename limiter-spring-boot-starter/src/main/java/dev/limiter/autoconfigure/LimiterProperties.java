@@ -83,9 +83,10 @@ public class LimiterProperties implements InitializingBean {
 	private int aspectOrder = DEFAULT_ASPECT_ORDER;
 
 	/**
-	 * Longest Redis may stay silent on a call before its failure policy decides; an
-	 * answer that Redis gave in time but a busy JVM has not read yet is waited for up to
-	 * 1s more.
+	 * Longest Redis may stay silent on a call before its failure policy decides, while it
+	 * has been answering fast; a Redis that has lately answered slowly is waited for
+	 * twice its slowest recent answer, up to 500 ms; an answer that Redis gave in time
+	 * but a busy JVM has not read yet is waited for up to 1s more.
 	 */
 	private Duration timeout = Duration.ofMillis(50);
 

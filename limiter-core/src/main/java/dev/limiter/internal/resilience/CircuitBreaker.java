@@ -7,7 +7,8 @@ import java.util.function.LongSupplier;
 
 /**
  * A small circuit breaker in front of the store: after {@code failureThreshold}
- * consecutive failures it opens and calls stop paying the store's timeout; after
+ * consecutive failures (a store that still answers, late, is not failing:
+ * {@link StillAnswering}) it opens and calls stop paying the store's timeout; after
  * {@code openDuration} it lets one probe through, and closes again when the probe
  * succeeds.
  * <p>
@@ -30,6 +31,16 @@ public final class CircuitBreaker {
 
 		/** One probe call is on its way to the store. */
 		HALF_OPEN
+
+	}
+
+	/**
+	 * A failure of a store that is still answering, only later than a call could wait
+	 * (answers to earlier calls kept coming meanwhile): the call takes its failure
+	 * policy, but a closed breaker does not count it towards opening, since a busy store
+	 * is not an absent one.
+	 */
+	public interface StillAnswering {
 
 	}
 
@@ -137,8 +148,11 @@ public final class CircuitBreaker {
 	 */
 	public void onFailure(Throwable cause) {
 		this.lastFailure = cause;
-		int failures = this.consecutiveFailures.incrementAndGet();
 		State current = this.state;
+		if (current == State.CLOSED && cause instanceof StillAnswering) {
+			return;
+		}
+		int failures = this.consecutiveFailures.incrementAndGet();
 		if (current == State.HALF_OPEN || (current == State.CLOSED && failures >= this.failureThreshold)) {
 			synchronized (this) {
 				State now = this.state;

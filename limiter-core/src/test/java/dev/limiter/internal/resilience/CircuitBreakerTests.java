@@ -32,6 +32,32 @@ class CircuitBreakerTests {
 			});
 
 	@Test
+	void aStoreThatStillAnswersLateNeverOpensAClosedBreakerButReopensAProbingOne() {
+		for (int i = 0; i < 10; i++) {
+			this.breaker.onFailure(new Late());
+		}
+		assertThat(this.breaker.state()).isEqualTo(CircuitBreaker.State.CLOSED);
+		assertThat(this.breaker.lastFailure()).isInstanceOf(Late.class);
+		for (int i = 0; i < 3; i++) {
+			this.breaker.onFailure(new IllegalStateException("down"));
+		}
+		assertThat(this.breaker.state()).isEqualTo(CircuitBreaker.State.OPEN);
+		this.nanos.addAndGet(Duration.ofMillis(500).toNanos());
+		assertThat(this.breaker.tryAcquire()).isTrue();
+		// the probe is the only call that reaches the store: a late answer is no answer
+		this.breaker.onFailure(new Late());
+		assertThat(this.breaker.state()).isEqualTo(CircuitBreaker.State.OPEN);
+	}
+
+	private static final class Late extends RuntimeException implements CircuitBreaker.StillAnswering {
+
+		Late() {
+			super("late");
+		}
+
+	}
+
+	@Test
 	void opensAfterConsecutiveFailuresOnly() {
 		this.breaker.onFailure(new IllegalStateException("down"));
 		this.breaker.onFailure(new IllegalStateException("down"));
