@@ -78,6 +78,8 @@ final class LettuceScriptExecutor extends RedisScriptExecutor {
 
 	private volatile EventLoopCatchUp catchUp;
 
+	private volatile SentinelWatch sentinelWatch;
+
 	private volatile StatefulConnection<byte[], byte[]> connection;
 
 	private volatile RedisScriptingAsyncCommands<byte[], byte[]> commands;
@@ -201,20 +203,40 @@ final class LettuceScriptExecutor extends RedisScriptExecutor {
 		if (now - since < this.stuckNanos) {
 			return commands;
 		}
+		if (!replaced(connection)) {
+			return this.commands;
+		}
+		logger.warn("Limiter's Redis connection has been disconnected for {} ms, longer than Lettuce takes to "
+				+ "reconnect: it is replaced by a new connection (which asks a Sentinel for the current master)",
+				TimeUnit.NANOSECONDS.toMillis(now - since));
+		return null;
+	}
+
+	/**
+	 * Drop a connection, so that the next call connects anew; its calls in flight end
+	 * with a failure, decided by their policy.
+	 * @return whether it was still this executor's connection
+	 */
+	private boolean replaced(StatefulConnection<byte[], byte[]> connection) {
 		synchronized (this.connectLock) {
-			if (this.connection != connection) {
-				return this.commands;
+			if (connection == null || this.connection != connection) {
+				return false;
 			}
 			this.connection = null;
 			this.commands = null;
 			this.connecting = null;
 			this.disconnectedSince = 0;
 		}
-		logger.warn("Limiter's Redis connection has been disconnected for {} ms, longer than Lettuce takes to "
-				+ "reconnect: it is replaced by a new connection (which asks a Sentinel for the current master)",
-				TimeUnit.NANOSECONDS.toMillis(now - since));
 		connection.closeAsync();
-		return null;
+		return true;
+	}
+
+	// The Sentinels name another master than the one this connection was made to.
+	private void masterMoved(String from, String to) {
+		if (replaced(this.connection)) {
+			logger.warn("Limiter's Redis connection was made to {}, and the Sentinels now name {} the master: it is "
+					+ "replaced by a connection to {}", from, to, to);
+		}
 	}
 
 	// Redis's time for a call is learned from its recent answers (ReplyTimes).
@@ -452,6 +474,12 @@ final class LettuceScriptExecutor extends RedisScriptExecutor {
 			if (this.catchUp == null && this.factory instanceof LimiterConnectionFactories.DedicatedConnectionFactory) {
 				this.catchUp = EventLoopCatchUp.of(client.getResources());
 			}
+			if (this.sentinelWatch == null && this.factory.isRedisSentinelAware()) {
+				this.sentinelWatch = new SentinelWatch(this.factory, this::masterMoved);
+			}
+		}
+		if (this.sentinelWatch != null) {
+			this.sentinelWatch.connecting();
 		}
 		StatefulConnection<byte[], byte[]> connection = (client instanceof RedisClusterClient cluster)
 				? cluster.connect(ByteArrayCodec.INSTANCE) : ((RedisClient) client).connect(ByteArrayCodec.INSTANCE);
@@ -480,6 +508,10 @@ final class LettuceScriptExecutor extends RedisScriptExecutor {
 		EventLoopCatchUp catchUp = this.catchUp;
 		if (catchUp != null) {
 			catchUp.close();
+		}
+		SentinelWatch watch = this.sentinelWatch;
+		if (watch != null) {
+			watch.close();
 		}
 	}
 

@@ -101,6 +101,19 @@ public final class RedisSentinels implements AutoCloseable {
 		throw new IllegalStateException("No Sentinel names a master for " + MASTER_NAME);
 	}
 
+	/**
+	 * Ask a Sentinel for a failover now ({@code SENTINEL FAILOVER}), without waiting for
+	 * the master to be down: the replica is promoted, and the master, alive, is made its
+	 * replica (its clients disconnected), as an operator's or an orchestrator's planned
+	 * switch does.
+	 */
+	public void failover() {
+		Object reply = this.sentinels.get(0).command("SENTINEL", "FAILOVER", MASTER_NAME);
+		if (!"OK".equals(String.valueOf(reply))) {
+			throw new IllegalStateException("SENTINEL FAILOVER answered " + reply);
+		}
+	}
+
 	public RedisServer master() {
 		return this.master;
 	}
