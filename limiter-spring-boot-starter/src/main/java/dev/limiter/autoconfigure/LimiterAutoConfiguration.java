@@ -41,6 +41,7 @@ import dev.limiter.internal.call.CallPipeline;
 import dev.limiter.internal.call.RateLimitAspect;
 import dev.limiter.internal.call.RateLimitOperationSource;
 import dev.limiter.internal.call.RouteCalls;
+import dev.limiter.internal.call.RuleCalls;
 import dev.limiter.internal.call.SurfaceCalls;
 import dev.limiter.internal.client.OutgoingQuota;
 import dev.limiter.internal.client.OutgoingQuotas;
@@ -57,6 +58,7 @@ import dev.limiter.internal.web.reactive.ReactiveRateLimitExceptionHandler;
 import dev.limiter.internal.web.reactive.ReactiveRejections;
 import dev.limiter.internal.web.reactive.ReactiveResponseHeaders;
 import dev.limiter.internal.web.reactive.ReactiveServerErrorRefunds;
+import dev.limiter.internal.web.reactive.RuleWebFilter;
 import dev.limiter.internal.web.reactive.ServerWebExchangeCurrentRequest;
 import dev.limiter.internal.web.reactive.ServerWebExchangeRateLimitKeyResolver;
 import dev.limiter.internal.web.servlet.CachedRejectionInterceptor;
@@ -65,6 +67,7 @@ import dev.limiter.internal.web.servlet.RateLimitExceptionResolver;
 import dev.limiter.internal.web.servlet.RateLimitResponseHeaders;
 import dev.limiter.internal.web.servlet.ServerErrorRefunds;
 import dev.limiter.internal.web.servlet.ServletCurrentRequest;
+import dev.limiter.internal.web.servlet.RuleFilter;
 import dev.limiter.internal.web.servlet.ServletRateLimitKeyResolver;
 import dev.limiter.key.RateLimitKeyResolver;
 
@@ -143,6 +146,13 @@ public final class LimiterAutoConfiguration {
 		return new LimitResolver(named, properties.getAlgorithm(), properties.isShadow());
 	}
 
+	static java.util.List<RuleCalls.Settings> ruleSettings(java.util.List<LimiterProperties.Rule> rules) {
+		return rules.stream()
+			.map((rule) -> new RuleCalls.Settings(rule.getPaths(), rule.getExclude(), rule.getMethods(),
+					rule.getLimits(), rule.getKey(), rule.getCondition()))
+			.toList();
+	}
+
 	// Spring Cloud announces a changed Environment: refreshed limiter.limits apply at
 	// once.
 	@Configuration(proxyBeanMethods = false)
@@ -151,8 +161,8 @@ public final class LimiterAutoConfiguration {
 
 		@Bean
 		LimitsRefresh limiterLimitsRefresh(Environment environment, LimitResolver limitResolver,
-				ObjectProvider<RateLimitOperationSource> operations) {
-			return new LimitsRefresh(environment, limitResolver, operations);
+				ObjectProvider<RateLimitOperationSource> operations, ObjectProvider<RuleCalls> rules) {
+			return new LimitsRefresh(environment, limitResolver, operations, rules);
 		}
 
 	}
@@ -213,6 +223,25 @@ public final class LimiterAutoConfiguration {
 		RouteCalls limiterRouteCalls(LimitResolver limitResolver, RateLimitOperationSource operationSource,
 				CallPipeline pipeline) {
 			return new RouteCalls(limitResolver, operationSource, pipeline);
+		}
+
+		// The rules by path of limiter.web.rules, checked at startup; the web stacks'
+		// filters decide them.
+		@Bean
+		@ConditionalOnMissingBean
+		@ConditionalOnClass(name = "org.springframework.web.util.pattern.PathPattern")
+		RuleCalls limiterRuleCalls(RouteCalls routeCalls, RateLimitOperationSource operationSource,
+				CallPipeline pipeline, LimitResolver limitResolver, LimiterProperties properties,
+				BeanFactory beanFactory) {
+			RuleCalls rules = new RuleCalls(routeCalls, operationSource, pipeline, limitResolver);
+			rules.setBeanFactory(beanFactory);
+			try {
+				rules.configure(ruleSettings(properties.getWeb().getRules()));
+			}
+			catch (IllegalArgumentException ex) {
+				throw new LimiterSetupException(ex.getMessage(), "Correct the rule in the configuration.", ex);
+			}
+			return rules;
 		}
 
 		// The calls of surfaces that are not web requests (gRPC): used by their modules.
@@ -283,6 +312,22 @@ public final class LimiterAutoConfiguration {
 		@ConditionalOnProperty(name = "limiter.web.refund-server-errors", havingValue = "true")
 		ServerErrorRefunds serverErrorRefunds(RateLimiter rateLimiter) {
 			return new ServerErrorRefunds(rateLimiter);
+		}
+
+		// The rules by path, after Spring Security's filters; lazy, as the pipeline it
+		// decides through is told of decisions by it.
+		@Bean
+		@ConditionalOnMissingBean
+		@ConditionalOnClass(name = "org.aspectj.weaver.Advice")
+		RuleFilter limiterRuleFilter(ObjectProvider<RuleCalls> rules, RateLimitResponses responses,
+				ApplicationContext context) {
+			return new RuleFilter(rules::getObject, responses, () -> context
+				.getBeanProvider(
+						org.springframework.web.servlet.mvc.method.annotation.RequestMappingHandlerAdapter.class)
+				.orderedStream()
+				.findFirst()
+				.map(org.springframework.web.servlet.mvc.method.annotation.RequestMappingHandlerAdapter::getMessageConverters)
+				.orElse(java.util.List.of()));
 		}
 
 		@Bean
@@ -366,6 +411,15 @@ public final class LimiterAutoConfiguration {
 		@ConditionalOnProperty(name = "limiter.web.refund-server-errors", havingValue = "true")
 		ReactiveServerErrorRefunds reactiveServerErrorRefunds(RateLimiter rateLimiter) {
 			return new ReactiveServerErrorRefunds(rateLimiter);
+		}
+
+		// The rules by path, after Spring Security's filter; lazy, as the pipeline it
+		// decides through is told of decisions by it.
+		@Bean
+		@ConditionalOnMissingBean
+		@ConditionalOnClass(name = "org.aspectj.weaver.Advice")
+		RuleWebFilter limiterRuleWebFilter(ObjectProvider<RuleCalls> rules, ReactiveRejections rejections) {
+			return new RuleWebFilter(rules::getObject, rejections);
 		}
 
 		// Writes every reactive surface's answer to a rejection: annotated handlers' and

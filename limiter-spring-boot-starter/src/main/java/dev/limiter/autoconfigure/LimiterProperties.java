@@ -681,6 +681,108 @@ public class LimiterProperties implements InitializingBean {
 			this.headers = headers;
 		}
 
+		public List<Rule> getRules() {
+			return this.rules;
+		}
+
+		public void setRules(List<Rule> rules) {
+			this.rules = rules;
+		}
+
+		/**
+		 * Limits by path, without code: every rule that matches a request applies, with
+		 * the handler's own limits, all or nothing.
+		 */
+		private List<Rule> rules = new ArrayList<>();
+
+	}
+
+	/**
+	 * A rule that limits the requests whose path matches, on Spring MVC and WebFlux.
+	 */
+	public static class Rule {
+
+		/**
+		 * Path patterns (Spring's PathPattern syntax, such as /api/**) a request must
+		 * match one of; at least one.
+		 */
+		private List<String> paths = new ArrayList<>();
+
+		/**
+		 * Path patterns whose requests the rule leaves alone, such as /api/health.
+		 */
+		private List<String> exclude = new ArrayList<>();
+
+		/**
+		 * HTTP methods the rule limits, such as GET and POST; every method when empty.
+		 */
+		private List<String> methods = new ArrayList<>();
+
+		/**
+		 * Names of limits under limiter.limits that apply to the matching requests.
+		 */
+		private List<String> limits = new ArrayList<>();
+
+		/**
+		 * SpEL key of a request, over #headers and #request, such as
+		 * #headers.getFirst('X-Api-Key'); the caller when empty.
+		 */
+		private String key;
+
+		/**
+		 * SpEL condition over #headers and #request; a request it does not hold for is
+		 * not limited by the rule.
+		 */
+		private String condition;
+
+		public List<String> getPaths() {
+			return this.paths;
+		}
+
+		public void setPaths(List<String> paths) {
+			this.paths = paths;
+		}
+
+		public List<String> getExclude() {
+			return this.exclude;
+		}
+
+		public void setExclude(List<String> exclude) {
+			this.exclude = exclude;
+		}
+
+		public List<String> getMethods() {
+			return this.methods;
+		}
+
+		public void setMethods(List<String> methods) {
+			this.methods = methods;
+		}
+
+		public List<String> getLimits() {
+			return this.limits;
+		}
+
+		public void setLimits(List<String> limits) {
+			this.limits = limits;
+		}
+
+		public String getKey() {
+			return this.key;
+		}
+
+		public void setKey(String key) {
+			this.key = key;
+		}
+
+		public String getCondition() {
+			return this.condition;
+		}
+
+		public void setCondition(String condition) {
+			this.condition = condition;
+		}
+
 	}
 
 	/**

@@ -18,6 +18,7 @@ import org.springframework.context.ApplicationListener;
 import org.springframework.core.env.Environment;
 
 import dev.limiter.internal.call.RateLimitOperationSource;
+import dev.limiter.internal.call.RuleCalls;
 import dev.limiter.internal.limits.LimitAttributes;
 import dev.limiter.internal.limits.LimitOverrides.NamedOverride;
 import dev.limiter.internal.limits.LimitOverrides.Numbers;
@@ -41,17 +42,25 @@ final class LimitsRefresh implements ApplicationListener<EnvironmentChangeEvent>
 
 	private final LimitResolver limitResolver;
 
+	private static final String RULES = "limiter.web.rules";
+
 	private final ObjectProvider<RateLimitOperationSource> operations;
 
+	private final ObjectProvider<RuleCalls> rules;
+
 	LimitsRefresh(Environment environment, LimitResolver limitResolver,
-			ObjectProvider<RateLimitOperationSource> operations) {
+			ObjectProvider<RateLimitOperationSource> operations, ObjectProvider<RuleCalls> rules) {
 		this.environment = environment;
 		this.limitResolver = limitResolver;
 		this.operations = operations;
+		this.rules = rules;
 	}
 
 	@Override
 	public void onApplicationEvent(EnvironmentChangeEvent event) {
+		if (event.getKeys().stream().anyMatch((key) -> key.startsWith(RULES))) {
+			refreshRules();
+		}
 		if (event.getKeys().stream().noneMatch((key) -> key.startsWith(PREFIX + "."))) {
 			return;
 		}
@@ -92,6 +101,32 @@ final class LimitsRefresh implements ApplicationListener<EnvironmentChangeEvent>
 			this.limitResolver.overrides().replaceConfigured(refreshed);
 			logger.info("Limiter applies the refreshed limiter.limits: {}",
 					refreshed.isEmpty() ? "the numbers it started with" : refreshed);
+		}
+	}
+
+	/**
+	 * Apply the rules by path as they now stand: every rule replaced, or, when one is
+	 * bad, none, with one line naming the property.
+	 */
+	private void refreshRules() {
+		RuleCalls calls = this.rules.getIfAvailable();
+		if (calls == null) {
+			return;
+		}
+		try {
+			List<LimiterProperties.Rule> refreshed = Binder.get(this.environment)
+				.bind(RULES, Bindable.listOf(LimiterProperties.Rule.class))
+				.orElse(List.of());
+			calls.configure(LimiterAutoConfiguration.ruleSettings(refreshed));
+			logger.info("Limiter applies the refreshed {}: {} rule{}", RULES, refreshed.size(),
+					(refreshed.size() == 1) ? "" : "s");
+		}
+		catch (BindException ex) {
+			logger.warn("Limiter keeps the rules in force: the refreshed {} cannot be read ({})", ex.getName(),
+					rootMessage(ex));
+		}
+		catch (IllegalArgumentException ex) {
+			logger.warn("Limiter keeps the rules in force: the refreshed {}", ex.getMessage());
 		}
 	}
 

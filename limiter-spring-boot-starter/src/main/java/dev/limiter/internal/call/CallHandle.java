@@ -278,6 +278,40 @@ public final class CallHandle {
 	}
 
 	/**
+	 * End the admitted call with its permits given back, once, whatever its
+	 * {@code refundOn}: another limit of the same request refused it, and a call refused
+	 * by any of its limits counts in none. Blocking, as {@link #end} is when it talks to
+	 * the store; a surface that may not block uses {@link #giveBackAsync}.
+	 */
+	public void giveBack() {
+		Admission decided = this.admission;
+		if (decided == null || !decided.admitted() || decided.prepared() == null
+				|| !this.ended.compareAndSet(false, true)) {
+			return;
+		}
+		try {
+			this.pipeline.release(decided);
+		}
+		catch (RuntimeException ex) {
+			// a store that cannot hear it keeps the grant counted: stricter, never looser
+		}
+		this.pipeline.finish(decided);
+	}
+
+	/**
+	 * Give the admitted call's permits back as {@link #giveBack} does, on the pipeline's
+	 * executor for ends.
+	 * @return completes once they are given back, never exceptionally
+	 */
+	public CompletableFuture<Void> giveBackAsync() {
+		Admission decided = this.admission;
+		if (decided == null || !decided.admitted() || this.ended.get()) {
+			return CompletableFuture.completedFuture(null);
+		}
+		return CompletableFuture.runAsync(this::giveBack, this.pipeline.endExecutor()).exceptionally((ex) -> null);
+	}
+
+	/**
 	 * End the admitted call as {@link #end} does, off the calling thread when the end
 	 * talks to the store (on the pipeline's executor for ends), at once otherwise.
 	 * @param failure what it failed with, or {@code null}

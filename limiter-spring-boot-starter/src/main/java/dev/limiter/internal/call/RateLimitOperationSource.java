@@ -82,6 +82,14 @@ public class RateLimitOperationSource {
 	}
 
 	/**
+	 * Remove an operation registered by name, such as a rule that a refresh removed.
+	 * @param description the operation's description
+	 */
+	void unregister(String description) {
+		this.routes.remove(description);
+	}
+
+	/**
 	 * Return every operation built so far (every rate-limited bean method once the
 	 * application has started, as startup validation builds them, and every gateway route
 	 * that uses Limiter).

@@ -82,7 +82,8 @@ public final class RouteCalls {
 	 * @throws IllegalArgumentException naming what to fix
 	 */
 	AnnotatedOperation register(String routeId, RouteArguments arguments, String key, KeyExpression expression) {
-		AnnotatedOperation route = operation(routeId, arguments, (key != null) ? key : "", expression);
+		AnnotatedOperation route = operation(routeId, arguments, (key != null) ? key : "", expression,
+				"route '" + routeId + "'");
 		this.operations.register(route);
 		return route;
 	}
@@ -101,8 +102,21 @@ public final class RouteCalls {
 		return this.pipeline.handle(this.pipeline.prepareRoute(route, plan, caller, request));
 	}
 
-	private AnnotatedOperation operation(String routeId, RouteArguments arguments, String key,
-			KeyExpression expression) {
+	/**
+	 * Build and check the operation of a route or of another operation configured by
+	 * name, without registering it.
+	 * @param routeId the operation's name, which its scope is made of when its limits do
+	 * not share a name
+	 * @param arguments its arguments
+	 * @param key the key expression as written, or empty for the default key
+	 * @param expression the parsed key expression, or {@code null} for the default key
+	 * @param description how the endpoint and errors name it, such as
+	 * {@code route 'orders'}
+	 * @return the operation
+	 * @throws IllegalArgumentException naming what to fix
+	 */
+	AnnotatedOperation operation(String routeId, RouteArguments arguments, String key, KeyExpression expression,
+			String description) {
 		String route = arguments.spelling().source(routeId);
 		boolean inline = arguments.hasOwnLimit();
 		if ((arguments.algorithm() != null || arguments.slices() != null) && !inline) {
@@ -150,7 +164,6 @@ public final class RouteCalls {
 		String scope = LimitResolver.scope(names, "r:" + RateLimitKeys.bounded(routeId));
 		List<Boolean> shadows = resolved.stream().map(ResolvedLimit::shadow).toList();
 		List<String> messages = Collections.nCopies(limits.size(), "");
-		String description = "route '" + routeId + "'";
 		AnnotatedOperation operation = new AnnotatedOperation(null, scope, description, limits, messages,
 				arguments.permits(), key, expression)
 			.withOutcomes(null, List.of(), shadows)
