@@ -89,7 +89,10 @@ class ReactiveRateLimitIntegrationTests {
 					"spring.data.redis.port=" + redis.port(), "limiter.rejection-cache.enabled=false",
 					"limiter.web.refund-server-errors=true", "limiter.limits.tiers.plans.pro.threshold=6",
 					"limiter.clients.upstream.hosts=127.0.0.1", "limiter.clients.upstream.threshold=2",
-					"limiter.clients.upstream.period=1s", "test.upstream=" + upstream.url("/data"))
+					"limiter.clients.upstream.period=1s", "test.upstream=" + upstream.url("/data"),
+					"limiter.limits.ruled.threshold=2", "limiter.limits.ruled.period=1m",
+					"limiter.web.rules[0].paths[0]=/ruled/**", "limiter.web.rules[0].limits[0]=ruled",
+					"limiter.web.rules[0].key=#headers.getFirst('X-Api-Key')")
 			.run();
 		String port = context.getEnvironment().getProperty("local.server.port");
 		client = WebTestClient.bindToServer().baseUrl("http://localhost:" + port).build();
@@ -121,6 +124,24 @@ class ReactiveRateLimitIntegrationTests {
 		// a burst of 2, then 2 per second: the client waited its turn (Limiter's own
 		// waits, as it counts them), never the upstream's refusal
 		assertThat(waits.count() - waited).as("requests that waited their turn").isPositive();
+	}
+
+	@Test
+	void aRuleByPathIsDecidedAndAnsweredWithoutBlocking() {
+		for (int i = 0; i < 2; i++) {
+			client.get().uri("/ruled/anything").header("X-Api-Key", "ruled").exchange().expectStatus().isNotFound();
+		}
+		client.get()
+			.uri("/ruled/anything")
+			.header("X-Api-Key", "ruled")
+			.exchange()
+			.expectStatus()
+			.isEqualTo(429)
+			.expectHeader()
+			.exists("Retry-After")
+			.expectHeader()
+			.contentType("application/problem+json");
+		client.get().uri("/ruled/anything").header("X-Api-Key", "another").exchange().expectStatus().isNotFound();
 	}
 
 	@Test
