@@ -21,7 +21,8 @@
 # Boot 4.1, no Spring Security), each over USERS users (10, by callers.lua): /hit limited
 # 5 per 4 s by key = "#user", on Spring MVC and on WebFlux, without (limiter.enabled=false),
 # admitted (1,000,000 per second) and rejecting, beside /floor, the yardstick of an admitted
-# call (a StringRedisTemplate running a DefaultRedisScript on a sorted set); then the WebFlux app as a Spring Cloud Gateway (profile "gateway") whose
+# call (a StringRedisTemplate running a DefaultRedisScript on a sorted set), and /plain unlimited,
+# then limited by a rule by path (limiter.web.rules) with hit's numbers, admitted and rejecting; then the WebFlux app as a Spring Cloud Gateway (profile "gateway") whose
 # routes forward to an unlimited handler: /scg by the gateway's RedisRateLimiter, /limiter by
 # limiterRateLimiter's token bucket (the same promise), /limiter-log by its sliding log,
 # admitted (1,000,000 per second) and rejecting (5 per 5 s), Redis flushed before each;
@@ -153,6 +154,18 @@ APP_ARGS=()
 		run "$stack-floor" users:/floor
 		flush_redis
 		run "$stack-rejecting" users:/hit
+		# the same kind of handler unlimited, then limited by a rule by path with the numbers
+		# of hit, keyed by the same parameter
+		if [ $stack = mvc ]; then user_key="#request.getParameter('user')"
+		else user_key="#request.request.queryParams.getFirst('user')"; fi
+		rule=(--limiter.web.rules[0].paths[0]=/plain --limiter.web.rules[0].limits[0]=hit
+			"--limiter.web.rules[0].key=$user_key")
+		run "$stack-plain" users:/plain
+		flush_redis
+		run "$stack-rule-admitted" users:/plain "${rule[@]}" --limiter.limits.hit.threshold=1000000 \
+			--limiter.limits.hit.period=1s
+		flush_redis
+		run "$stack-rule-rejecting" users:/plain "${rule[@]}"
 	done
 	for kind in admitted rejecting; do
 		if [ $kind = admitted ]; then numbers=(--bench.threshold=1000000 --bench.period-seconds=1 --bench.rate=1000000)
@@ -182,6 +195,8 @@ allocs = {k: int(b) for k, b in re.findall(r"^([\w-]+): .*, (\d+) alloc-B/req$",
 pairs = [("mvc-rejecting", "mvc-without", 1.0), ("webflux-rejecting", "webflux-without", 1.0),
          ("mvc-admitted", "mvc-without", None), ("webflux-admitted", "webflux-without", None),
          ("mvc-admitted", "mvc-floor", 1.0), ("webflux-admitted", "webflux-floor", 1.0),
+         ("mvc-rule-rejecting", "mvc-plain", 1.0), ("webflux-rule-rejecting", "webflux-plain", 1.0),
+         ("mvc-rule-admitted", "mvc-admitted", None), ("webflux-rule-admitted", "webflux-admitted", None),
          ("gateway-limiter-admitted", "gateway-scg-admitted", 1.0),
          ("gateway-limiter-rejecting", "gateway-scg-rejecting", 1.0),
          ("gateway-limiter-log-admitted", "gateway-scg-admitted", None),

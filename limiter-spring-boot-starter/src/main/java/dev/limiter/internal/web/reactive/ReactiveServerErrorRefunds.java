@@ -56,11 +56,21 @@ public class ReactiveServerErrorRefunds implements WebFilter, RateLimitDecisionL
 	@Override
 	public Mono<Void> filter(ServerWebExchange exchange, WebFilterChain chain) {
 		return chain.filter(exchange)
-			.onErrorResume((ex) -> refund(exchange).then(Mono.error(ex)))
+			.onErrorResume((ex) -> serverError(ex) ? refund(exchange).then(Mono.error(ex)) : Mono.error(ex))
 			.then(Mono.defer(() -> {
 				HttpStatusCode status = exchange.getResponse().getStatusCode();
 				return (status != null && status.is5xxServerError()) ? refund(exchange) : Mono.empty();
 			}));
+	}
+
+	/**
+	 * Return whether an error that leaves the chain answers with a server error: one that
+	 * carries its status ({@code ResponseStatusException}, such as WebFlux's 404 for a
+	 * path without a handler) says which, any other is a 500.
+	 */
+	private static boolean serverError(Throwable failure) {
+		return !(failure instanceof org.springframework.web.ErrorResponse response)
+				|| response.getStatusCode().is5xxServerError();
 	}
 
 	private Mono<Void> refund(ServerWebExchange exchange) {
