@@ -31,7 +31,8 @@ public class MvcBenchmarkApplication {
 			return "hit " + user;
 		}
 
-		// Unlimited, or limited by a rule by path (limiter.web.rules) when a run adds one.
+		// Unlimited, or limited by a rule by path (limiter.web.rules) when a run adds
+		// one.
 		@GetMapping("/plain")
 		String plain(@RequestParam String user) {
 			return "hit " + user;
