@@ -155,7 +155,7 @@ APP_ARGS=()
 		flush_redis
 		run "$stack-rejecting" users:/hit
 		# the same kind of handler unlimited, then limited by a rule by path with the numbers
-		# of hit, keyed by the same parameter
+		# of hit (a rule names limits of limiter.limits), keyed by the same parameter
 		if [ $stack = mvc ]; then user_key="#request.getParameter('user')"
 		else user_key="#request.request.queryParams.getFirst('user')"; fi
 		rule=(--limiter.web.rules[0].paths[0]=/plain --limiter.web.rules[0].limits[0]=hit
@@ -165,7 +165,8 @@ APP_ARGS=()
 		run "$stack-rule-admitted" users:/plain "${rule[@]}" --limiter.limits.hit.threshold=1000000 \
 			--limiter.limits.hit.period=1s
 		flush_redis
-		run "$stack-rule-rejecting" users:/plain "${rule[@]}"
+		run "$stack-rule-rejecting" users:/plain "${rule[@]}" --limiter.limits.hit.threshold=5 \
+			--limiter.limits.hit.period=4s
 	done
 	for kind in admitted rejecting; do
 		if [ $kind = admitted ]; then numbers=(--bench.threshold=1000000 --bench.period-seconds=1 --bench.rate=1000000)
