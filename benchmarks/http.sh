@@ -157,7 +157,7 @@ APP_ARGS=()
 		# the same kind of handler unlimited, then limited by a rule by path with the numbers
 		# of hit (a rule names limits of limiter.limits), keyed by the same parameter
 		if [ $stack = mvc ]; then user_key="#request.getParameter('user')"
-		else user_key="#request.request.queryParams.getFirst('user')"; fi
+		else user_key="#request.getRequest().getQueryParams().getFirst('user')"; fi
 		rule=(--limiter.web.rules[0].paths[0]=/plain --limiter.web.rules[0].limits[0]=hit
 			"--limiter.web.rules[0].key=$user_key")
 		run "$stack-plain" users:/plain

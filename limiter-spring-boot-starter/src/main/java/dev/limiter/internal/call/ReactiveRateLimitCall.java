@@ -39,9 +39,6 @@ final class ReactiveRateLimitCall {
 
 	private static final String FLOW_TYPE = "kotlinx.coroutines.flow.Flow";
 
-	// A turn waited for on Reactor's timer, which a test can run in virtual time.
-	private static final CallPipeline.Delay DELAY = (duration) -> Mono.delay(duration).toFuture();
-
 	// Decided once per method: whether it answers later, and how.
 	private static final Map<Method, Shape> shapes = new ConcurrentHashMap<>();
 
@@ -119,26 +116,15 @@ final class ReactiveRateLimitCall {
 	}
 
 	/**
-	 * Decide a subscription through the pipeline. A refusal known without the store (a
-	 * remembered rejection, a cost no limit holds) is answered on the subscriber's
-	 * thread, as a handler's own error would be: no store call, so no thread to leave.
-	 * Otherwise the store answers on the limiter's timer or Redis's event loop, and the
-	 * handler runs on Reactor's parallel threads instead, never on the threads that read
-	 * replies.
+	 * Decide a subscription through the pipeline, off the threads that read Redis's
+	 * replies ({@link ReactiveDecisions}).
 	 */
 	private static Mono<Optional<CallHandle>> decide(CallHandle handle) {
 		if (handle == null) {
 			return Mono.just(Optional.empty());
 		}
-		return Mono.defer(() -> {
-			CompletableFuture<Boolean> decided = handle.decideAsync(DELAY);
-			if (decided.isDone() && !decided.isCompletedExceptionally() && !decided.join() && handle.answeredAtOnce()) {
-				return Mono.error(handle.rejection());
-			}
-			return Mono.fromFuture(decided)
-				.flatMap((admitted) -> admitted ? Mono.just(Optional.of(handle)) : Mono.error(handle.rejection()))
-				.publishOn(Schedulers.parallel());
-		});
+		return ReactiveDecisions.decided(handle)
+			.flatMap((admitted) -> admitted ? Mono.just(Optional.of(handle)) : Mono.error(handle.rejection()));
 	}
 
 	@SuppressWarnings("unchecked")

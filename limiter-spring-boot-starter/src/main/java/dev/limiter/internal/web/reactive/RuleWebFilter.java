@@ -20,7 +20,7 @@ import dev.limiter.call.RateLimitDecisionListener;
 import dev.limiter.call.RateLimitInvocation;
 import dev.limiter.call.RateLimitOperation;
 import dev.limiter.internal.call.CallHandle;
-import dev.limiter.internal.call.CallPipeline;
+import dev.limiter.internal.call.ReactiveDecisions;
 import dev.limiter.internal.call.RuleCalls;
 import dev.limiter.internal.call.SurfaceRequest;
 import dev.limiter.internal.key.Callers;
@@ -40,8 +40,6 @@ public final class RuleWebFilter implements WebFilter, RateLimitDecisionListener
 	public static final int ORDER = Ordered.LOWEST_PRECEDENCE - 100;
 
 	private static final String REFUSED = RuleWebFilter.class.getName() + ".refused";
-
-	private static final CallPipeline.Delay DELAY = (duration) -> Mono.delay(duration).toFuture();
 
 	private final Supplier<RuleCalls> rules;
 
@@ -99,7 +97,7 @@ public final class RuleWebFilter implements WebFilter, RateLimitDecisionListener
 		if (call == null) {
 			return decide(exchange, matching, next + 1, admitted, chain);
 		}
-		return Mono.fromFuture(() -> call.decideAsync(DELAY)).flatMap((decided) -> {
+		return ReactiveDecisions.decided(call).flatMap((decided) -> {
 			if (!decided) {
 				return Mono.when(admitted.stream().map((given) -> Mono.fromFuture(given::giveBackAsync)).toList())
 					.then(this.rejections.write(exchange.getDelegate(), call.rejection()));
