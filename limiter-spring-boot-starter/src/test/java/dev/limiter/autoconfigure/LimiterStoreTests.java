@@ -72,6 +72,33 @@ class LimiterStoreTests {
 		});
 	}
 
+	/**
+	 * The guide's "no Redis at all" setup: its exclusion names the dependency through
+	 * which the starter brings Redis, and with Redis's classes gone and the guide's
+	 * {@code limiter.store: memory} the application starts and counts in memory.
+	 */
+	@Test
+	void theGuidesExclusionOfRedisIsTheStartersOwnDependencyAndStartsInMemory() throws Exception {
+		java.nio.file.Path guide = java.nio.file.Path.of("..", "docs", "guide.md");
+		String heading = "## Where limits are counted: `limiter.store`";
+		String xml = dev.limiter.test.DocBlocks.block(guide, heading, "xml");
+		String excluded = xml.substring(xml.indexOf("<exclusion>"), xml.indexOf("</exclusion>"));
+		String pom = java.nio.file.Files.readString(java.nio.file.Path.of("pom.xml"));
+		String redis = "<groupId>org.springframework.boot</groupId>\n\t\t\t<artifactId>"
+				+ excluded.substring(excluded.indexOf("<artifactId>") + 12, excluded.indexOf("</artifactId>"))
+				+ "</artifactId>";
+		assertThat(excluded).contains("<groupId>org.springframework.boot</groupId>");
+		assertThat(pom).as("the starter's dependency that the guide excludes").contains(redis);
+		String yaml = dev.limiter.test.DocBlocks.block(guide, heading, "yaml");
+		assertThat(yaml.replaceAll("\\s+", " ").strip()).isEqualTo("limiter: store: memory");
+		this.contextRunner.withClassLoader(new FilteredClassLoader("org.springframework.data.redis", "io.lettuce"))
+			.withPropertyValues("limiter.store=memory")
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				assertThat(context).getBean(RateLimiter.class).isInstanceOf(InMemoryRateLimiter.class);
+			});
+	}
+
 	@Test
 	void autoWithRedisConfiguredButExcludedFromTheClasspathStopsTheStart() {
 		this.contextRunner.withClassLoader(new FilteredClassLoader(RedisConnectionFactory.class))
