@@ -266,9 +266,8 @@ public final class CallHandle {
 	 * @param failure what it failed with, or {@code null}
 	 */
 	public void end(Throwable failure) {
-		Admission decided = this.admission;
-		if (decided == null || !decided.admitted() || decided.prepared() == null
-				|| !this.ended.compareAndSet(false, true)) {
+		Admission decided = endingNow();
+		if (decided == null) {
 			return;
 		}
 		if (failure != null && decided.prepared().operation().refundsOn(failure)) {
@@ -278,15 +277,27 @@ public final class CallHandle {
 	}
 
 	/**
+	 * Return the admitted call to end, once: {@code null} for a call not admitted, or
+	 * already ended.
+	 */
+	private Admission endingNow() {
+		Admission decided = this.admission;
+		if (decided == null || !decided.admitted() || decided.prepared() == null
+				|| !this.ended.compareAndSet(false, true)) {
+			return null;
+		}
+		return decided;
+	}
+
+	/**
 	 * End the admitted call with its permits given back, once, whatever its
 	 * {@code refundOn}: another limit of the same request refused it, and a call refused
 	 * by any of its limits counts in none. Blocking, as {@link #end} is when it talks to
 	 * the store; a surface that may not block uses {@link #giveBackAsync}.
 	 */
 	public void giveBack() {
-		Admission decided = this.admission;
-		if (decided == null || !decided.admitted() || decided.prepared() == null
-				|| !this.ended.compareAndSet(false, true)) {
+		Admission decided = endingNow();
+		if (decided == null) {
 			return;
 		}
 		try {

@@ -91,7 +91,9 @@ final class CallPreparation {
 	 * (a GraphQL budget's {@code limiter.graphql.key}); a route has no condition.
 	 * @param route the route's operation
 	 * @param plan the request's plan, or {@code null}
-	 * @param caller the caller, already bounded, such as {@code u:alice}
+	 * @param caller the caller, already bounded, such as {@code u:alice}; unused, and may
+	 * be {@code null}, for a {@link SurfaceRequest}, whose caller is found by the one
+	 * rule
 	 * @param request the request, for listeners that write to it, or {@code null}
 	 * @return the prepared call
 	 */

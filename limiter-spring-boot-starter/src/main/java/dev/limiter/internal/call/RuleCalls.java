@@ -141,7 +141,8 @@ public final class RuleCalls {
 				return null;
 			}
 		}
-		return this.pipeline.handle(this.pipeline.prepareRoute(rule.operation(), null, request.caller(), request));
+		// the caller is the surface request's, found only when the key needs it
+		return this.pipeline.handle(this.pipeline.prepareRoute(rule.operation(), null, null, request));
 	}
 
 	/**
@@ -215,7 +216,7 @@ public final class RuleCalls {
 		catch (IllegalArgumentException ex) {
 			throw new IllegalArgumentException(property + ".limits: " + ex.getMessage(), ex);
 		}
-		return new Rule(index, paths, exclude, Set.copyOf(methods), operation, condition);
+		return new Rule(paths, exclude, Set.copyOf(methods), operation, condition);
 	}
 
 	private static List<PathPattern> patterns(String property, List<String> patterns) {
@@ -267,14 +268,13 @@ public final class RuleCalls {
 	/**
 	 * A rule in force.
 	 *
-	 * @param index its place in the configuration
 	 * @param paths what it matches
 	 * @param exclude what it leaves alone
 	 * @param methods the methods it limits, every one when empty
 	 * @param operation its operation
 	 * @param condition its condition, or {@code null}
 	 */
-	public record Rule(int index, List<PathPattern> paths, List<PathPattern> exclude, Set<String> methods,
+	public record Rule(List<PathPattern> paths, List<PathPattern> exclude, Set<String> methods,
 			AnnotatedOperation operation, KeyExpression condition) {
 
 		boolean matches(String method, PathContainer path) {

@@ -155,7 +155,7 @@ public final class SurfaceCalls {
 			SurfaceRequest request) {
 		PreparedCall prepared = (operation.getMethod() != null)
 				? this.pipeline.prepare(operation, targetClass, arguments, () -> request)
-				: this.pipeline.prepareRoute(operation, null, request.caller(), request);
+				: this.pipeline.prepareRoute(operation, null, null, request);
 		return this.pipeline.handle(prepared);
 	}
 
