@@ -3,6 +3,8 @@ package dev.limiter.test;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.regex.Matcher;
@@ -10,6 +12,8 @@ import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -59,6 +63,45 @@ class BomTests {
 			.contains("<artifactId>limiter-bom</artifactId><version>${limiter.version}</version><type>pom</type>"
 					+ "<scope>import</scope>")
 			.contains("<artifactId>limiter-spring-boot-starter</artifactId></dependency>");
+	}
+
+	@ParameterizedTest
+	@ValueSource(strings = { "grpc", "graphql", "spring-ai" })
+	void aModulesReadmeBlocksAreWhatItsConsumerIsBuiltFrom(String module) throws IOException {
+		Path root = Path.of("..");
+		String readme = Files.readString(root.resolve("limiter-" + module + "/README.md"));
+		Path consumer = root.resolve("consumer-check/" + module);
+		String pom = squeezed(Files.readString(consumer.resolve("pom.xml")));
+		List<String> xml = blocks(readme, "xml");
+		assertThat(xml).as("the README's dependency blocks").isNotEmpty();
+		for (String block : xml) {
+			assertThat(pom).as("consumer-check/%s/pom.xml holds the README's block as written", module)
+				.contains(squeezed(block));
+		}
+		assertThat(pom).as("no Limiter module is given a version")
+			.doesNotContain("limiter-" + module + "</artifactId><version>");
+		Path yaml = consumer.resolve("src/main/resources/application.yml");
+		if (Files.exists(yaml)) {
+			assertThat(Files.readString(yaml).replaceAll("(?m)^#.*\n", "")).isEqualTo(blocks(readme, "yaml").get(0));
+		}
+		Path schema = consumer.resolve("src/main/resources/graphql/schema.graphqls");
+		if (Files.exists(schema)) {
+			assertThat(Files.readString(schema)).isEqualTo(blocks(readme, "graphql").get(0));
+		}
+	}
+
+	/** The fenced blocks of one language, in order. */
+	private static List<String> blocks(String text, String language) {
+		List<String> blocks = new ArrayList<>();
+		String fence = "```" + language + "\n";
+		int start = text.indexOf(fence);
+		while (start >= 0) {
+			int from = start + fence.length();
+			int end = text.indexOf("```", from);
+			blocks.add(text.substring(from, end));
+			start = text.indexOf(fence, end + 3);
+		}
+		return blocks;
 	}
 
 	/** The text without its indentation and line breaks. */
