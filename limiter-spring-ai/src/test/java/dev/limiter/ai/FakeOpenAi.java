@@ -53,6 +53,9 @@ final class FakeOpenAi implements AutoCloseable {
 	private long refilledAt;
 
 	FakeOpenAi() throws IOException {
+		// the JDK's server writes an answer's head and body apart: without TCP_NODELAY
+		// every answer waits out the client's delayed ACK (40 ms on Linux)
+		System.setProperty("sun.net.httpserver.nodelay", "true");
 		this.server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
 		this.server.createContext("/v1/chat/completions", this::answer);
 		this.server.setExecutor(Executors.newCachedThreadPool());

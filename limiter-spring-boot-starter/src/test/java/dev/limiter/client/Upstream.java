@@ -45,6 +45,9 @@ public final class Upstream implements AutoCloseable {
 	public Upstream(int threshold, long periodMillis) throws IOException {
 		this.threshold = threshold;
 		this.periodNanos = periodMillis * 1_000_000;
+		// the JDK's server writes an answer's head and body apart: without TCP_NODELAY
+		// every answer waits out the client's delayed ACK (40 ms on Linux)
+		System.setProperty("sun.net.httpserver.nodelay", "true");
 		this.server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 200);
 		this.server.setExecutor(this.executor);
 		this.server.createContext("/", this::handle);
