@@ -8,6 +8,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
@@ -63,6 +64,34 @@ public final class LimiterEndpointAutoConfiguration {
 			RateLimitsEndpoint ratelimits = endpoint.getIfAvailable();
 			return (ratelimits != null) ? ratelimits.callerKey(name, key) : null;
 		});
+	}
+
+	// An override's body Actuator cannot read as flat fields: a 400 that names what to
+	// write, on either web stack, where Actuator answers a bare one.
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
+	@ConditionalOnClass(name = "org.springframework.web.servlet.HandlerExceptionResolver")
+	static class ServletBodyErrorsConfiguration {
+
+		@Bean
+		static org.springframework.web.servlet.HandlerExceptionResolver limiterOverrideBodyErrors(
+				ObjectProvider<org.springframework.boot.actuate.endpoint.web.PathMappedEndpoints> endpoints) {
+			return new OverrideBodyErrors.Servlet(new OverrideBodyErrors(endpoints::getIfAvailable));
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.REACTIVE)
+	@ConditionalOnClass(name = "org.springframework.web.server.WebExceptionHandler")
+	static class ReactiveBodyErrorsConfiguration {
+
+		@Bean
+		static org.springframework.web.server.WebExceptionHandler limiterOverrideBodyErrors(
+				ObjectProvider<org.springframework.boot.actuate.endpoint.web.PathMappedEndpoints> endpoints) {
+			return new OverrideBodyErrors.Reactive(new OverrideBodyErrors(endpoints::getIfAvailable));
+		}
+
 	}
 
 	// The endpoint's writes (overrides, resets) are off unless an operator turns them on;

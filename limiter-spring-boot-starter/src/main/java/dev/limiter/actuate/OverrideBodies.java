@@ -15,8 +15,10 @@ import org.springframework.boot.actuate.endpoint.SecurityContext;
 import org.springframework.boot.actuate.endpoint.invoke.OperationInvoker;
 import org.springframework.boot.actuate.endpoint.invoke.OperationInvokerAdvisor;
 import org.springframework.boot.actuate.endpoint.invoke.OperationParameters;
+import org.springframework.boot.actuate.endpoint.invoke.ParameterMappingException;
 import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
 
+import dev.limiter.internal.LogText;
 import dev.limiter.internal.limits.LimitOverrides;
 
 /**
@@ -72,8 +74,24 @@ final class OverrideBodies implements OperationInvokerAdvisor {
 				return new WebEndpointResponse<>(Map.of("error", ex.getMessage()),
 						WebEndpointResponse.STATUS_BAD_REQUEST);
 			}
-			return invoker.invoke(gathered);
+			try {
+				return invoker.invoke(gathered);
+			}
+			catch (ParameterMappingException ex) {
+				// a value Actuator cannot convert (a threshold past a long, "ten", 1.5),
+				// which would otherwise be the error page's bare 400
+				return new WebEndpointResponse<>(Map.of("error", unconvertible(ex)),
+						WebEndpointResponse.STATUS_BAD_REQUEST);
+			}
 		};
+	}
+
+	private static String unconvertible(ParameterMappingException ex) {
+		String field = ex.getParameter().getName();
+		String value = LogText.oneLine(String.valueOf(ex.getValue()));
+		value = (value.length() > 40) ? value.substring(0, 40) + "..." : value;
+		return field + ": '" + value + "' is not a "
+				+ ("threshold".equals(field) ? "whole number between 1 and 2147483647" : "value this field takes");
 	}
 
 	private static InvocationContext gathered(InvocationContext context, LimitOverrides overrides,

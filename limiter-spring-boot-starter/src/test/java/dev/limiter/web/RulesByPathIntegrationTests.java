@@ -84,7 +84,9 @@ class RulesByPathIntegrationTests {
 					.initializers((context) -> sources.forEach(context.getEnvironment().getPropertySources()::addFirst))
 					.properties("server.port=0", "spring.data.redis.host=" + redis.host(),
 							"spring.data.redis.port=" + redis.port(),
-							"limiter.key-prefix=" + stack.name().toLowerCase() + ":")
+							"limiter.key-prefix=" + stack.name().toLowerCase() + ":",
+							"management.endpoints.web.exposure.include=ratelimits",
+							"management.endpoint.ratelimits.access=unrestricted")
 					.run());
 			}
 			instances.put(stack, started);
@@ -238,6 +240,34 @@ class RulesByPathIntegrationTests {
 			.contains("key=#headers.getFirst('X-Api-Key')")
 			.contains("name=api-hourly")
 			.contains("name=api-burst");
+	}
+
+	/**
+	 * A body Actuator cannot read as flat fields (a nested plans object, malformed JSON)
+	 * is refused as every other bad override is: a 400 whose {@code error} says what to
+	 * write, on both stacks, and nothing changes.
+	 */
+	@ParameterizedTest
+	@EnumSource(Stack.class)
+	void anOverrideBodyThatIsNotFlatIsA400NamingTheFieldAndTheFlatForm(Stack stack) throws Exception {
+		HttpResponse<String> nested = post(stack, "/actuator/ratelimits/api-hourly",
+				"{\"plans\": {\"pro\": {\"threshold\": 2}}}");
+		assertThat(nested.statusCode()).isEqualTo(400);
+		assertThat(nested.body()).startsWith("{\"error\":\"Field plans is not a number or a period")
+			.contains("plans.<plan>.threshold");
+		HttpResponse<String> malformed = post(stack, "/actuator/ratelimits/api-hourly", "{\"threshold\": ");
+		assertThat(malformed.statusCode()).isEqualTo(400);
+		assertThat(malformed.body()).startsWith("{\"error\":").contains("not a JSON object of flat fields");
+		assertThat(send(stack, 0, "GET", "/actuator/ratelimits/api-hourly", "k").body()).doesNotContain("override");
+	}
+
+	private static HttpResponse<String> post(Stack stack, String path, String body) throws Exception {
+		String port = instances.get(stack).get(0).getEnvironment().getProperty("local.server.port");
+		return http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+			.timeout(Duration.ofSeconds(10))
+			.header("Content-Type", "application/json")
+			.POST(HttpRequest.BodyPublishers.ofString(body))
+			.build(), HttpResponse.BodyHandlers.ofString());
 	}
 
 	@Test

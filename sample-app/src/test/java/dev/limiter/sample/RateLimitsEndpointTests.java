@@ -266,6 +266,7 @@ class RateLimitsEndpointTests {
 			HttpResponse<String> answer = send("POST", "/actuator/ratelimits/search", "admin", body[0]);
 			System.out.printf("hostile write, %s: %d %s%n", body[1], answer.statusCode(), answer.body());
 			assertThat(answer.statusCode()).as(body[1]).isBetween(400, 499);
+			assertThat(answer.body()).as(body[1] + ": the refusal says what to write").startsWith("{\"error\":");
 		}
 		String braces = URLEncoder.encode("{search}", StandardCharsets.UTF_8);
 		for (String name : new String[] { braces, "x".repeat(10 * 1024), "%7B%7D%7Btag%7D" }) {
