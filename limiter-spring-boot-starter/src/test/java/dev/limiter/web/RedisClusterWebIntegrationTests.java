@@ -6,6 +6,7 @@ import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
@@ -15,12 +16,14 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.mock.web.MockHttpServletResponse;
 import org.springframework.test.web.servlet.MockMvc;
+import org.springframework.test.web.servlet.setup.MockMvcBuilders;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.RestController;
 import org.springframework.web.servlet.config.annotation.EnableWebMvc;
 
 import dev.limiter.annotation.RateLimit;
 import dev.limiter.autoconfigure.LimiterAutoConfiguration;
+import dev.limiter.internal.web.servlet.RuleFilter;
 import dev.limiter.internal.store.LimiterRedisConnection;
 import dev.limiter.test.BootRedisAutoConfiguration;
 import dev.limiter.test.RedisCluster;
@@ -47,6 +50,11 @@ class RedisClusterWebIntegrationTests {
 	@AfterAll
 	static void stopCluster() {
 		cluster.close();
+	}
+
+	@BeforeEach
+	void flushCluster() {
+		cluster.nodes().forEach((node) -> node.command("FLUSHALL"));
 	}
 
 	@Test
@@ -85,6 +93,53 @@ class RedisClusterWebIntegrationTests {
 			assertThat(cluster.nodes()).allSatisfy(
 					(node) -> assertThat((Long) node.command("DBSIZE")).as("keys on " + node.port()).isPositive());
 		});
+	}
+
+	/**
+	 * A rule keyed by an API key and the handler's own limits keyed by the user sit in
+	 * different slots, so they cannot share one script call: the rule is decided first,
+	 * and a call the handler then refuses gives the rule's grant back, so a call refused
+	 * by either counts in neither.
+	 */
+	@Test
+	void aRuleAndTheHandlersLimitsOnDifferentSlotsAreAllOrNothingOnACluster() {
+		contextRunner()
+			.withPropertyValues("limiter.limits.api.threshold=5", "limiter.limits.api.period=1h",
+					"limiter.web.rules[0].paths=/reports", "limiter.web.rules[0].limits=api",
+					"limiter.web.rules[0].key=#headers.getFirst('X-Api-Key')")
+			.run((context) -> {
+				MockMvc mvc = MockMvcBuilders.webAppContextSetup(context)
+					.addFilters(context.getBean(RuleFilter.class))
+					.build();
+				// alice: 3 admitted, the fourth refused by her own 3 a minute
+				assertThat(statuses(mvc, "alice", "team-1", 4)).containsExactly(200, 200, 200, 429);
+				// bob, same API key: 2 admitted, so alice's refused call left the rule's
+				// count at 3; the third refused by the rule's 5
+				assertThat(statuses(mvc, "bob", "team-1", 3)).containsExactly(200, 200, 429);
+				// bob, another API key: 1 admitted, so the rule's refusal left his minute
+				// at 2
+				assertThat(statuses(mvc, "bob", "team-2", 2)).containsExactly(200, 429);
+				List<String> keys = keys();
+				String rule = keys.stream().filter((key) -> key.contains("n:api:team-1")).findFirst().orElseThrow();
+				assertThat(keys).filteredOn((key) -> key.contains(":u:"))
+					.hasSize(4)
+					.allSatisfy(
+							(user) -> assertThat(slot(user)).as("the rule's key and %s are in different slots", user)
+								.isNotEqualTo(slot(rule)));
+			});
+	}
+
+	private static List<Integer> statuses(MockMvc mvc, String user, String apiKey, int calls) throws Exception {
+		List<Integer> statuses = new ArrayList<>();
+		for (int i = 0; i < calls; i++) {
+			statuses
+				.add(WebTests.call(mvc, get("/reports").principal(() -> user).header("X-Api-Key", apiKey)).getStatus());
+		}
+		return statuses;
+	}
+
+	private static Object slot(String key) {
+		return cluster.nodes().get(0).command("CLUSTER", "KEYSLOT", key);
 	}
 
 	private static WebApplicationContextRunner contextRunner() {
