@@ -117,6 +117,12 @@ final class GraphQlRateLimitInterceptor implements WebGraphQlInterceptor {
 			// them
 			return chain.next(request);
 		}
+		// graphql-java takes this document instead of parsing the text again
+		ParsedDocuments.Parsed parsed = new ParsedDocuments.Parsed(request.getDocument(), document);
+		request.configureExecutionInput((input, builder) -> {
+			input.getGraphQLContext().put(ParsedDocuments.KEY, parsed);
+			return input;
+		});
 		OperationDefinition operationDefinition = QueryCosts.operation(document, request.getOperationName());
 		if (operationDefinition == null) {
 			return chain.next(request);

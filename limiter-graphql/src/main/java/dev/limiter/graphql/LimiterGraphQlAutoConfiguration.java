@@ -66,6 +66,14 @@ public final class LimiterGraphQlAutoConfiguration {
 				!(context instanceof org.springframework.boot.web.context.reactive.ReactiveWebApplicationContext));
 	}
 
+	// graphql-java takes the document the budget's interceptor parsed, instead of parsing
+	// its text again
+	@Bean
+	@ConditionalOnProperty(prefix = "limiter.graphql", name = "limit")
+	static ParsedDocuments.SourcePostProcessor limiterGraphQlParsedDocuments() {
+		return new ParsedDocuments.SourcePostProcessor();
+	}
+
 	// Reads the schema's cost directives and registers the budget once every bean exists:
 	// a limit that limiter.limits lacks, or a weight that is not a number, stops the
 	// start.

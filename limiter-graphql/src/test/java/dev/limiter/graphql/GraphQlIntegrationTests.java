@@ -1,5 +1,17 @@
 package dev.limiter.graphql;
 
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Function;
+
+import graphql.ExecutionInput;
+import graphql.execution.instrumentation.InstrumentationContext;
+import graphql.execution.instrumentation.InstrumentationState;
+import graphql.execution.instrumentation.SimplePerformantInstrumentation;
+import graphql.execution.instrumentation.parameters.InstrumentationExecutionParameters;
+import graphql.execution.preparsed.PreparsedDocumentEntry;
+import graphql.execution.preparsed.PreparsedDocumentProvider;
+import graphql.language.Document;
+import org.springframework.boot.graphql.autoconfigure.GraphQlSourceBuilderCustomizer;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -103,6 +115,29 @@ class GraphQlIntegrationTests {
 	void flush() {
 		redis.flushAll();
 		Library.entered.set(0);
+	}
+
+	/**
+	 * graphql-java takes the document the budget parsed to cost the operation, never
+	 * parsing it again; the application's own provider (here a cache) keeps its turn, and
+	 * an invalid document is still refused by graphql-java's validation.
+	 */
+	@ParameterizedTest
+	@EnumSource(Stack.class)
+	void aDocumentIsParsedOnceAndTheApplicationsProviderKeepsItsTurn(Stack stack) throws Exception {
+		String document = "{ authors(limit: 3) { name } } # " + stack;
+		int parsed = Parses.parsed.get();
+		int misses = Cache.misses.get();
+		int hits = Cache.hits.get();
+		assertThat(post(stack, 0, "10.0.0.7", document).status()).isEqualTo(200);
+		assertThat(Cache.misses.get() - misses).as("the application's cache asked once").isEqualTo(1);
+		assertThat(post(stack, 0, "10.0.0.7", document).status()).isEqualTo(200);
+		assertThat(Cache.hits.get() - hits).as("and answered the second time").isEqualTo(1);
+		Answer invalid = post(stack, 0, "10.0.0.7", "{ authors(limit: 3) { nickname } }");
+		assertThat(invalid.errors()).singleElement()
+			.satisfies((error) -> assertThat(map(error.get("extensions"))).containsEntry("classification",
+					"ValidationError"));
+		assertThat(Parses.parsed.get() - parsed).as("documents graphql-java parsed itself").isZero();
 	}
 
 	@ParameterizedTest
@@ -340,8 +375,6 @@ class GraphQlIntegrationTests {
 			request.header("X-Forwarded-For", forwardedFor);
 		}
 		HttpResponse<String> response = http.send(request.build(), HttpResponse.BodyHandlers.ofString());
-		if (response.statusCode() == 500)
-			System.err.println("DEBUG500 " + response.body());
 		return new Answer(response.statusCode(), response.headers(), map(json.readValue(response.body(), Map.class)));
 	}
 
@@ -375,6 +408,55 @@ class GraphQlIntegrationTests {
 		@Bean
 		Connections connections() {
 			return new Connections();
+		}
+
+		@Bean
+		Parses parses() {
+			return new Parses();
+		}
+
+		@Bean
+		GraphQlSourceBuilderCustomizer applicationsDocumentCache() {
+			return (builder) -> builder.configureGraphQl((graphQl) -> graphQl.preparsedDocumentProvider(new Cache()));
+		}
+
+	}
+
+	/** Counts the documents graphql-java parses itself. */
+	static class Parses extends SimplePerformantInstrumentation {
+
+		static final AtomicInteger parsed = new AtomicInteger();
+
+		@Override
+		public InstrumentationContext<Document> beginParse(InstrumentationExecutionParameters parameters,
+				InstrumentationState state) {
+			parsed.incrementAndGet();
+			return null;
+		}
+
+	}
+
+	/** The application's own cache of parsed and validated documents, by their text. */
+	static class Cache implements PreparsedDocumentProvider {
+
+		static final AtomicInteger hits = new AtomicInteger();
+
+		static final AtomicInteger misses = new AtomicInteger();
+
+		private final Map<String, PreparsedDocumentEntry> entries = new java.util.concurrent.ConcurrentHashMap<>();
+
+		@Override
+		public CompletableFuture<PreparsedDocumentEntry> getDocumentAsync(ExecutionInput input,
+				Function<ExecutionInput, PreparsedDocumentEntry> parseAndValidate) {
+			PreparsedDocumentEntry entry = this.entries.get(input.getQuery());
+			if (entry != null) {
+				hits.incrementAndGet();
+				return CompletableFuture.completedFuture(entry);
+			}
+			misses.incrementAndGet();
+			entry = parseAndValidate.apply(input);
+			this.entries.put(input.getQuery(), entry);
+			return CompletableFuture.completedFuture(entry);
 		}
 
 	}
