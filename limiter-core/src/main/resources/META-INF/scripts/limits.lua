@@ -161,6 +161,23 @@ if mode == 'a' then
   return reply
 end
 
+if mode == 'r' then
+  -- an end or a refund: an algorithm whose release reads nothing a load sets (a member
+  -- removed) gives the permits back without loading the limit first
+  local at = tonumber(ARGV[6])
+  for i = 1, #KEYS do
+    local algorithm = algorithms[ARGV[2 + 5 * i]]
+    local limit
+    if algorithm.unloaded then
+      limit = { key = KEYS[i] }
+    else
+      limit = loaded(i, i)[1]
+    end
+    algorithm.release(limit, now, permits, token, at)
+  end
+  return { now }
+end
+
 local limits = loaded(1, #KEYS)
 
 if mode == 'u' then
@@ -182,14 +199,6 @@ if mode == 'u' then
   end
   reply[#reply + 1] = now
   return reply
-end
-
-if mode == 'r' then
-  local at = tonumber(ARGV[6])
-  for _, limit in ipairs(limits) do
-    limit.algorithm.release(limit, now, permits, token, at)
-  end
-  return { now }
 end
 
 if mode == 'm' then

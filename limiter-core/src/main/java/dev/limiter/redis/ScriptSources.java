@@ -14,10 +14,12 @@ import java.util.Map;
  * A fragment opens with comments, then sections, each opened by a line
  * {@code --@<section>}: {@code functions} (optional helpers), {@code load},
  * {@code record}, {@code wait} (sets {@code wait}), {@code reset} (sets {@code reset}),
- * {@code slice} (optional, sets {@code slice}), {@code release} and {@code charge}
- * (optional: a cost known after the call, counted past the threshold if need be; only the
- * composed script calls it). A section reads {@code limit}, {@code now} and, where it
- * needs them, {@code permits}, {@code token} and {@code at}, and never returns.
+ * {@code slice} (optional, sets {@code slice}), {@code release} (headed
+ * {@code --@release unloaded} when it reads nothing a load sets, so that an end runs no
+ * load first) and {@code charge} (optional: a cost known after the call, counted past the
+ * threshold if need be; only the composed script calls it). A section reads
+ * {@code limit}, {@code now} and, where it needs them, {@code permits}, {@code token} and
+ * {@code at}, and never returns.
  * <ul>
  * <li>{@code limits.lua}, the driver for any call, gets each used algorithm's sections as
  * the functions of its {@code algorithms} table where {@code --@algorithms} stands.</li>
@@ -40,6 +42,15 @@ final class ScriptSources {
 			new String[] { "limit, now, permits, token, at", null }, "charge",
 			new String[] { "limit, now, permits", null });
 
+	/**
+	 * The heading of a release that reads only the limit's key, the permits, the token
+	 * and the time: limits.lua gives such an algorithm's end back without loading its
+	 * state.
+	 */
+	private static final String RELEASE_UNLOADED = "release unloaded";
+
+	private static final String UNLOADED = "unloaded";
+
 	private static final List<String> REQUIRED = List.of("load", "record", "wait", "reset", "release");
 
 	private static final List<String> ORDER = List.of("load", "record", "wait", "reset", "slice", "release", "charge");
@@ -59,6 +70,9 @@ final class ScriptSources {
 			Map<String, String> sections = sections(code);
 			functions.append(sections.getOrDefault("functions", ""));
 			table.append("algorithms['").append(code).append("'] = {\n");
+			if (sections.containsKey(UNLOADED)) {
+				table.append("unloaded = true,\n");
+			}
 			for (String name : ORDER) {
 				String section = sections.get(name);
 				if (section != null) {
@@ -115,6 +129,11 @@ final class ScriptSources {
 					sections.put(name, section.toString());
 				}
 				name = line.substring(MARKER.length()).strip();
+				if (name.equals(RELEASE_UNLOADED)) {
+					// a release that reads nothing a load sets: an end runs no load first
+					sections.put(UNLOADED, "");
+					name = "release";
+				}
 				if (!name.equals("functions") && !FUNCTIONS.containsKey(name)) {
 					throw new IllegalStateException("Unknown section '" + name + "' in " + location);
 				}

@@ -29,7 +29,7 @@ end
 --@reset
 local last = redis.call('ZRANGE', limit.key, -1, -1, 'WITHSCORES')
 reset = (last[2] == nil) and 0 or (tonumber(last[2]) - now)
---@release
+--@release unloaded
 if permits == 1 then
   redis.call('ZREM', limit.key, token)
 else

@@ -31,7 +31,7 @@ else
   local newest = redis.call('ZRANGE', limit.key, -1, -1, 'WITHSCORES')
   reset = (newest[2] == nil) and 0 or (tonumber(newest[2]) + limit.w - now)
 end
---@release
+--@release unloaded
 if permits == 1 then
   redis.call('ZREM', limit.key, token)
 else

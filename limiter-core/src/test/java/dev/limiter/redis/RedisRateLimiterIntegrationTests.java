@@ -6,7 +6,9 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -25,6 +27,7 @@ import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
+import dev.limiter.Algorithm;
 import dev.limiter.Decision;
 import dev.limiter.Limit;
 import dev.limiter.RateLimiter;
@@ -68,6 +71,43 @@ class RedisRateLimiterIntegrationTests extends RateLimiterContractTests {
 			instances.add(RedisRateLimiter.builder(connectionFactory(this.redis)).build());
 		}
 		return instances;
+	}
+
+	/**
+	 * The end of a call in flight, and the refund of a sliding log's call, remove the
+	 * call's members and nothing else: no trim, no count, no penalty read before it.
+	 */
+	@Test
+	void anEndRemovesItsMembersWithoutLoadingTheLimit() {
+		RateLimiter limiter = limiter(Clock.systemUTC(), false);
+		Limit inFlight = Limit.of("slots", 5, Duration.ofSeconds(30)).withAlgorithm(Algorithm.IN_FLIGHT);
+		Limit log = Limit.of("log", 5, Duration.ofMinutes(1)).withAlgorithm(Algorithm.SLIDING_LOG);
+		Decision held = limiter.acquire("k", inFlight);
+		Decision logged = limiter.acquire("k", log);
+		assertThat(held.isAllowed()).isTrue();
+		assertThat(logged.isAllowed()).isTrue();
+		Map<String, Long> before = commandCalls();
+		assertThat(limiter.finish(held)).isTrue();
+		assertThat(limiter.release(logged)).isTrue();
+		Map<String, Long> after = commandCalls();
+		assertThat(after.get("zrem") - before.getOrDefault("zrem", 0L)).as("members removed").isEqualTo(2);
+		assertThat(after.getOrDefault("zremrangebyscore", 0L)).as("trims").isEqualTo(before.get("zremrangebyscore"));
+		assertThat(after.getOrDefault("zcard", 0L)).as("counts").isEqualTo(before.get("zcard"));
+		assertThat(after.getOrDefault("get", 0L)).as("penalties read").isEqualTo(before.getOrDefault("get", 0L));
+		assertThat(limiter.usage("k", List.of(inFlight)).get(0).used()).isZero();
+		assertThat(limiter.usage("k", List.of(log)).get(0).used()).isZero();
+	}
+
+	/** The calls of each command Redis ran, scripts' commands included. */
+	private Map<String, Long> commandCalls() {
+		Map<String, Long> calls = new HashMap<>();
+		String stats = this.redis.command("INFO", "commandstats").toString();
+		java.util.regex.Matcher matcher = java.util.regex.Pattern.compile("cmdstat_([a-z|]+):calls=(\\d+)")
+			.matcher(stats);
+		while (matcher.find()) {
+			calls.put(matcher.group(1), Long.parseLong(matcher.group(2)));
+		}
+		return calls;
 	}
 
 	private LettuceConnectionFactory connectionFactory(RedisServer server) {
