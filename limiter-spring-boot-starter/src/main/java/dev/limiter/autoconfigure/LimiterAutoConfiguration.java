@@ -149,7 +149,7 @@ public final class LimiterAutoConfiguration {
 	static java.util.List<RuleCalls.Settings> ruleSettings(java.util.List<LimiterProperties.Rule> rules) {
 		return rules.stream()
 			.map((rule) -> new RuleCalls.Settings(rule.getPaths(), rule.getExclude(), rule.getMethods(),
-					rule.getLimits(), rule.getKey(), rule.getCondition()))
+					rule.getLimits(), rule.getKey(), rule.getCondition(), rule.getMaxWait()))
 			.toList();
 	}
 

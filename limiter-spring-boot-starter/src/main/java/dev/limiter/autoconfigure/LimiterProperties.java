@@ -735,6 +735,12 @@ public class LimiterProperties implements InitializingBean {
 		 */
 		private String condition;
 
+		/**
+		 * How long a request the rule refuses may wait for its turn before it is
+		 * answered, such as 500ms; refused at once when unset.
+		 */
+		private Duration maxWait;
+
 		public List<String> getPaths() {
 			return this.paths;
 		}
@@ -781,6 +787,14 @@ public class LimiterProperties implements InitializingBean {
 
 		public void setCondition(String condition) {
 			this.condition = condition;
+		}
+
+		public Duration getMaxWait() {
+			return this.maxWait;
+		}
+
+		public void setMaxWait(Duration maxWait) {
+			this.maxWait = maxWait;
 		}
 
 	}

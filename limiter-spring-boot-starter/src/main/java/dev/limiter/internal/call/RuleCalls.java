@@ -1,5 +1,6 @@
 package dev.limiter.internal.call;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -208,6 +209,14 @@ public final class RuleCalls {
 		String name = "rule " + index + " " + String.join(",", settings.paths());
 		RouteLimitSettings limitSettings = new RouteLimitSettings();
 		limitSettings.setName(limits);
+		Duration maxWait = settings.maxWait();
+		if (maxWait != null && (maxWait.isNegative() || maxWait.compareTo(RateLimitAnnotationParser.MAX_WAIT) > 0)) {
+			throw new IllegalArgumentException(property + ".max-wait: " + maxWait.toMillis()
+					+ "ms is not a duration between 0 and " + RateLimitAnnotationParser.MAX_WAIT.toSeconds()
+					+ "s; set it to how long a refused request may wait for its turn, such as 500ms, or remove it "
+					+ "to refuse at once");
+		}
+		limitSettings.setMaxWait(maxWait);
 		AnnotatedOperation operation;
 		try {
 			operation = this.routes.operation(name, RouteArguments.of(limitSettings, Spelling.SURFACE),
@@ -259,9 +268,11 @@ public final class RuleCalls {
 	 * @param limits the names of its limits
 	 * @param key the key expression, or {@code null} for the caller
 	 * @param condition the condition, or {@code null}
+	 * @param maxWait how long a refused request may wait for its turn, or {@code null} to
+	 * refuse at once
 	 */
 	public record Settings(List<String> paths, List<String> exclude, List<String> methods, List<String> limits,
-			String key, String condition) {
+			String key, String condition, Duration maxWait) {
 
 	}
 
