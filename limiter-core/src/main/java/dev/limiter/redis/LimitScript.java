@@ -34,6 +34,11 @@ final class LimitScript {
 
 	private static final LoadedScript[] SINGLE_LIMIT_SCRIPTS = singleLimitScripts();
 
+	/**
+	 * The single-limit release of each algorithm whose release loads nothing, else null.
+	 */
+	private static final LoadedScript[] SINGLE_RELEASE_SCRIPTS = singleReleaseScripts();
+
 	private static final byte[] ACQUIRE = ascii("a");
 
 	private static final byte[] USAGE = ascii("u");
@@ -86,6 +91,20 @@ final class LimitScript {
 	static RedisScript<List<Long>> acquireScript(List<Limit> limits, boolean countRejected) {
 		if (limits.size() == 1 && !countRejected && limits.get(0).penalty().isZero()) {
 			return SINGLE_LIMIT_SCRIPTS[limits.get(0).algorithm().ordinal()];
+		}
+		return script(limits);
+	}
+
+	/**
+	 * Return the script of a release: the single-limit release of its limit's algorithm
+	 * for one limit whose release loads nothing, otherwise the composed script.
+	 */
+	static RedisScript<List<Long>> releaseScript(List<Limit> limits) {
+		if (limits.size() == 1) {
+			LoadedScript single = SINGLE_RELEASE_SCRIPTS[limits.get(0).algorithm().ordinal()];
+			if (single != null) {
+				return single;
+			}
 		}
 		return script(limits);
 	}
@@ -315,6 +334,16 @@ final class LimitScript {
 		LoadedScript[] scripts = new LoadedScript[ALGORITHMS.length];
 		for (Algorithm algorithm : ALGORITHMS) {
 			scripts[algorithm.ordinal()] = new LoadedScript(ScriptSources.single(code(algorithm)));
+		}
+		return scripts;
+	}
+
+	private static LoadedScript[] singleReleaseScripts() {
+		LoadedScript[] scripts = new LoadedScript[ALGORITHMS.length];
+		for (Algorithm algorithm : ALGORITHMS) {
+			if (ScriptSources.releasesUnloaded(code(algorithm))) {
+				scripts[algorithm.ordinal()] = new LoadedScript(ScriptSources.singleRelease(code(algorithm)));
+			}
 		}
 		return scripts;
 	}

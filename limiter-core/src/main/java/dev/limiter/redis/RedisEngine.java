@@ -163,13 +163,14 @@ final class RedisEngine extends AbstractRateLimiter implements AutoCloseable {
 
 	@Override
 	protected void doRelease(Decision.Grant grant) {
-		this.executor.execute(LimitScript.script(grant.limits()),
+		this.executor.execute(LimitScript.releaseScript(grant.limits()),
 				LimitScript.keys(this.keyPrefix, grant.key(), grant.limits()), LimitScript.releaseArgs(now(), grant));
 	}
 
 	@Override
 	protected void doFinish(Decision.Grant grant, List<Limit> inFlight) {
-		this.executor.execute(LimitScript.script(inFlight), LimitScript.keys(this.keyPrefix, grant.key(), inFlight),
+		this.executor.execute(LimitScript.releaseScript(inFlight),
+				LimitScript.keys(this.keyPrefix, grant.key(), inFlight),
 				LimitScript.releaseArgs(now(), grant, inFlight));
 	}
 

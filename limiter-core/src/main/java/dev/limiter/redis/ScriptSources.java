@@ -27,6 +27,8 @@ import java.util.Map;
  * not recorded), gets one algorithm's sections inlined where {@code --@<section>} stands:
  * straight-line code, with no table of algorithms to build and no function to call per
  * step.</li>
+ * <li>{@code single_release.lua}, the driver for the commonest end (one limit whose
+ * release reads nothing a load sets), gets that release inlined.</li>
  * </ul>
  */
 final class ScriptSources {
@@ -111,6 +113,33 @@ final class ScriptSources {
 					+ source.substring(source.indexOf(MARKER)).lines().findFirst().orElse(""));
 		}
 		return prelude() + source;
+	}
+
+	/**
+	 * Return whether an algorithm's release reads nothing a load sets
+	 * ({@code --@release unloaded}).
+	 * @param code the algorithm's code
+	 * @return whether an end or a refund can run without loading the limit
+	 */
+	static boolean releasesUnloaded(String code) {
+		return sections(code).containsKey(UNLOADED);
+	}
+
+	/**
+	 * Return the source of the script for the release of one limit of an algorithm whose
+	 * release reads nothing a load sets.
+	 * @param code the algorithm's code
+	 * @return the source
+	 */
+	static String singleRelease(String code) {
+		Map<String, String> sections = sections(code);
+		if (!sections.containsKey(UNLOADED)) {
+			throw new IllegalStateException("The release of " + code + " loads the limit: single_release.lua is "
+					+ "for a release headed --@release unloaded");
+		}
+		return prelude() + LoadedScript.read(LOCATION + "single_release.lua")
+			.replace(MARKER + "functions\n", sections.getOrDefault("functions", ""))
+			.replace(MARKER + "release\n", sections.get("release"));
 	}
 
 	private static String prelude() {
