@@ -112,11 +112,15 @@ final class RedisStoreConfiguration {
 			OutgoingQuotas quotas) {
 		RedisHolds holds = new RedisHolds(connectionFactory, properties.getKeyPrefix(), quotas);
 		quotas.setHolds(holds);
-		holds.readKept(quotas.quotas().stream().map(OutgoingQuota::name).toList());
+		java.util.List<String> clients = quotas.quotas().stream().map(OutgoingQuota::name).toList();
+		holds.readKept(clients);
 		RedisMessageListenerContainer container = new RedisMessageListenerContainer();
 		container.setConnectionFactory(connectionFactory);
 		container.addMessageListener(holds, holds.getChannel());
-		return new RedisSubscription(container, "holds");
+		// a hold another instance learned while this one subscribed was published
+		// unheard,
+		// and kept: read it once the subscription listens
+		return new RedisSubscription(container, "holds", () -> holds.readKept(clients));
 	}
 
 	@Bean
@@ -126,7 +130,8 @@ final class RedisStoreConfiguration {
 		RedisMessageListenerContainer container = new RedisMessageListenerContainer();
 		container.setConnectionFactory(connectionFactory);
 		container.addMessageListener(overrideStore, overrideStore.getChannel());
-		return new RedisSubscription(container, "overrides");
+		// an override set while this instance subscribed was announced unheard
+		return new RedisSubscription(container, "overrides", overrideStore::reread);
 	}
 
 	@Bean

@@ -28,14 +28,29 @@ public final class RedisSubscription implements SmartLifecycle, DisposableBean {
 
 	private final String topic;
 
+	private final Runnable subscribed;
+
 	/**
 	 * Create the subscription.
 	 * @param container the listener container, not started
 	 * @param topic what it subscribes to, as its thread and its warning name it
 	 */
 	public RedisSubscription(RedisMessageListenerContainer container, String topic) {
+		this(container, topic, () -> {
+		});
+	}
+
+	/**
+	 * Create the subscription, with what to do once it listens: read what was published
+	 * while it was being made, which it did not hear.
+	 * @param container the listener container, not started
+	 * @param topic what it subscribes to, as its thread and its warning name it
+	 * @param subscribed what runs once the container listens
+	 */
+	public RedisSubscription(RedisMessageListenerContainer container, String topic, Runnable subscribed) {
 		this.container = container;
 		this.topic = topic;
+		this.subscribed = subscribed;
 	}
 
 	@Override
@@ -52,7 +67,9 @@ public final class RedisSubscription implements SmartLifecycle, DisposableBean {
 		while (this.running) {
 			try {
 				this.container.afterPropertiesSet();
+				// returns once the subscription is registered
 				this.container.start();
+				this.subscribed.run();
 				return;
 			}
 			catch (RuntimeException ex) {
