@@ -72,10 +72,43 @@ public final class GraphQlCost {
 						"limiter.limits.points.period=1h", "limiter.graphql.limit=points"));
 				for (int round = 0; round < 3; round++) {
 					for (Map.Entry<String, WebGraphQlHandler> handler : handlers.entrySet()) {
-						rows.add(run(handler.getKey(), handler.getValue(), (round == 0) ? operations / 4 : operations,
-								round == 0));
+						rows.add(run(handler.getKey(), handler.getValue(), TRIVIAL,
+								(round == 0) ? operations / 4 : operations, round == 0));
 					}
 				}
+				// A document of 100 KB, most of it in arguments (graphql-java's parser
+				// refuses an operation of more than 15,000 tokens): the CPU Limiter adds
+				// beyond a trivial operation's, against graphql-java's parse of it.
+				String large = largeDocument();
+				for (int round = 0; round < 3; round++) {
+					for (String name : List.of("free", "admitted")) {
+						rows.add(run(name + " 100 KB", handlers.get(name), large,
+								(round == 0) ? operations / 40 : operations / 10, round == 0));
+					}
+				}
+				long parseStart = System.nanoTime();
+				int parses = operations / 10;
+				for (int i = 0; i < parses; i++) {
+					Parser.parse(ParserEnvironment.newParserEnvironment()
+						.document(large)
+						.parserOptions(ParserOptions.getDefaultOperationParserOptions())
+						.build());
+				}
+				double parseMicros = (System.nanoTime() - parseStart) / 1e3 / parses;
+				// what the interceptor does with the document besides: its cost
+				QueryCosts costs = new QueryCosts(schema(), null, 10, List.of("first", "last", "limit"));
+				Document parsed = parse(large);
+				long costStart = System.nanoTime();
+				for (int i = 0; i < parses; i++) {
+					costs.estimate(parsed, QueryCosts.operation(parsed, null), Map.of());
+				}
+				double costMicros = (System.nanoTime() - costStart) / 1e3 / parses;
+				report.put("largeDocumentKilobytes", large.getBytes(StandardCharsets.UTF_8).length / 1024);
+				report.put("largeDocumentParseMicros", parseMicros);
+				report.put("largeDocumentCostMicros", costMicros);
+				System.out.printf(
+						"the 100 KB document: graphql-java parses it in %.1f us, Limiter costs it in %.1f us%n",
+						parseMicros, costMicros);
 			}
 			finally {
 				contexts.forEach(ConfigurableApplicationContext::close);
@@ -160,7 +193,17 @@ public final class GraphQlCost {
 			.build();
 	}
 
-	private static Map<String, Object> run(String name, WebGraphQlHandler handler, int operations, boolean warmUp) {
+	/** 100 aliases of one book, each asked for by an identifier of 1,000 characters. */
+	private static String largeDocument() {
+		StringBuilder document = new StringBuilder("{");
+		for (int i = 0; i < 100; i++) {
+			document.append(" b").append(i).append(": book(id: \"").append("x".repeat(1000)).append("\") { title }");
+		}
+		return document.append(" }").toString();
+	}
+
+	private static Map<String, Object> run(String name, WebGraphQlHandler handler, String document, int operations,
+			boolean warmUp) {
 		com.sun.management.OperatingSystemMXBean os = (com.sun.management.OperatingSystemMXBean) ManagementFactory
 			.getOperatingSystemMXBean();
 		HttpHeaders headers = new HttpHeaders();
@@ -170,7 +213,7 @@ public final class GraphQlCost {
 		int refused = 0;
 		for (int i = 0; i < operations; i++) {
 			Map<String, Object> body = new HashMap<>();
-			body.put("query", TRIVIAL);
+			body.put("query", document);
 			WebGraphQlResponse response = handler
 				.handleRequest(new WebGraphQlRequest(URI.create("http://localhost/graphql"), headers, null, caller,
 						new HashMap<>(), body, Integer.toString(i), Locale.ENGLISH))
@@ -188,7 +231,7 @@ public final class GraphQlCost {
 		row.put("refused", refused);
 		row.put("cpuMicrosPerOperation", cpuMicros);
 		row.put("wallMicrosPerOperation", wallMicros);
-		System.out.printf("%-9s %s operations %6d refused %6d  CPU us/op %6.1f  wall us/op %6.1f%n", name,
+		System.out.printf("%-16s %s operations %6d refused %6d  CPU us/op %6.1f  wall us/op %6.1f%n", name,
 				warmUp ? "(warm-up)" : "         ", operations, refused, cpuMicros, wallMicros);
 		return row;
 	}
