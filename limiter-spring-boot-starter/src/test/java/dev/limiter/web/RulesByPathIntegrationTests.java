@@ -162,7 +162,7 @@ class RulesByPathIntegrationTests {
 				"/api/../api/items", "/api/%69tems", "/api%2Fitems", "/API/items" };
 		for (int i = 0; i < spellings.length; i++) {
 			int before = RulesController.hits.get();
-			HttpResponse<String> response = send(stack, 0, "GET", spellings[i], "spelling-" + i);
+			HttpResponse<String> response = sendAlone(stack, spellings[i], "spelling-" + i);
 			boolean reached = RulesController.hits.get() > before;
 			if (reached) {
 				assertThat(response.headers().firstValue("X-RateLimit-Remaining"))
@@ -298,6 +298,20 @@ class RulesByPathIntegrationTests {
 	private static HttpResponse<String> send(Stack stack, int instance, String method, String path, String key)
 			throws Exception {
 		return http.send(request(stack, instance, method, path, key).build(), HttpResponse.BodyHandlers.ofString());
+	}
+
+	/**
+	 * Send a request on a connection of its own. Reactor Netty before 1.3.8 stops reading
+	 * a kept-alive connection when a request that arrived before the previous exchange
+	 * ended is then answered without waiting (reactor-netty#4361): a rule's admitted call
+	 * ends after its response is written, the client's next request often arrives first,
+	 * and a path without a handler is answered at once, so the request after it hung.
+	 * What a rule counts does not depend on the connection; docs/operations.md tells
+	 * users which Reactor Netty to run.
+	 */
+	private static HttpResponse<String> sendAlone(Stack stack, String path, String key) throws Exception {
+		HttpClient alone = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+		return alone.send(request(stack, 0, "GET", path, key).build(), HttpResponse.BodyHandlers.ofString());
 	}
 
 	private static HttpRequest.Builder request(Stack stack, int instance, String method, String path, String key) {
