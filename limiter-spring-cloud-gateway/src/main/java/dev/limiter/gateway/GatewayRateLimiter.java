@@ -3,7 +3,6 @@ package dev.limiter.gateway;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 
 import org.springframework.cloud.gateway.event.FilterArgsEvent;
@@ -11,16 +10,15 @@ import org.springframework.cloud.gateway.support.ConfigurationService;
 import org.springframework.web.filter.reactive.ServerWebExchangeContextFilter;
 import org.springframework.web.server.ServerWebExchange;
 import reactor.core.publisher.Mono;
-import reactor.core.scheduler.Schedulers;
 
 import dev.limiter.Decision;
 import dev.limiter.RateLimitUnavailableException;
 import dev.limiter.call.RouteLimitSettings;
 import dev.limiter.internal.call.AnnotatedOperation;
-import dev.limiter.internal.call.CallPipeline;
 import dev.limiter.internal.call.RouteArguments;
 import dev.limiter.internal.call.RouteCalls;
 import dev.limiter.internal.call.CallHandle;
+import dev.limiter.internal.call.ReactiveDecisions;
 import dev.limiter.internal.limits.LimitResolver.Spelling;
 import dev.limiter.internal.web.RateLimitHeaders;
 import dev.limiter.key.RateLimitKeys;
@@ -49,9 +47,6 @@ public class GatewayRateLimiter
 	public static final String BEAN_NAME = "limiterRateLimiter";
 
 	private static final Response ADMITTED_UNTOLD = new Response(true, Map.of());
-
-	// A turn waited for on Reactor's timer, off the threads that read replies.
-	private static final CallPipeline.Delay DELAY = (duration) -> Mono.delay(duration).toFuture();
 
 	private final RouteCalls calls;
 
@@ -119,21 +114,13 @@ public class GatewayRateLimiter
 					+ " but its RequestRateLimiter filter gives no limiter.threshold/limiter.period or limiter.name "
 					+ "argument"));
 		}
-		// The store answers on its timer or on Redis's event loop: the rest of the
-		// exchange runs on Reactor's parallel threads, never on the threads that read
-		// replies.
+		// decided as every reactive surface decides: never on the threads that read
+		// Redis's replies
 		return plan(route).flatMap((plan) -> {
 			CallHandle call = this.calls.prepare(route.operation(), RateLimitKeys.bounded(id), plan.orElse(null), null);
-			return Mono.defer(() -> {
-				CompletableFuture<Boolean> decided = call.decideAsync(DELAY);
-				// A rejection decided at once (the rejection cache's early answer) is
-				// answered on this thread: no store call, so no thread to leave.
-				boolean refusedNow = decided.isDone() && !decided.isCompletedExceptionally() && !decided.join();
-				Mono<Boolean> admitted = refusedNow ? Mono.just(false)
-						: Mono.fromFuture(decided).publishOn(Schedulers.parallel());
-				return admitted.flatMap((answer) -> response(call, answer).flatMap((response) -> held(call, response)))
-					.defaultIfEmpty(ADMITTED_UNTOLD);
-			});
+			return ReactiveDecisions.decided(call)
+				.flatMap((answer) -> response(call, answer).flatMap((response) -> held(call, response)))
+				.defaultIfEmpty(ADMITTED_UNTOLD);
 		});
 	}
 

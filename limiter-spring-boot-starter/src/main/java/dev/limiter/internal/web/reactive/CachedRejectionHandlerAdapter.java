@@ -23,6 +23,7 @@ import org.springframework.web.server.ServerWebExchange;
 
 import dev.limiter.RateLimitExceededException;
 import dev.limiter.RateLimitUnavailableException;
+import dev.limiter.internal.call.ReactiveDecisions;
 import dev.limiter.internal.call.CallPipeline;
 import dev.limiter.internal.key.ReactiveCurrentRequest;
 import dev.limiter.internal.web.EarlyRejections;
@@ -97,7 +98,8 @@ public final class CachedRejectionHandlerAdapter implements HandlerAdapter, Orde
 				this.early.reject(method, new ExchangeArguments(exchange), () -> request.orElse(null));
 			}
 			catch (RateLimitExceededException rejection) {
-				return this.rejections.write(exchange, rejection).then(Mono.<HandlerResult>empty());
+				return ReactiveDecisions.answeredAtOnce(this.rejections.write(exchange, rejection))
+					.then(Mono.<HandlerResult>empty());
 			}
 			catch (RuntimeException ex) {
 				// a key that cannot be built here fails the call where it always has,
