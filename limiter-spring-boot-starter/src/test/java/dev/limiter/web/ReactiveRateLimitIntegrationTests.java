@@ -39,7 +39,6 @@ import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
 
-import dev.limiter.internal.call.ReactiveDecisions;
 import dev.limiter.Algorithm;
 import dev.limiter.RateLimiter;
 import dev.limiter.Usage;
@@ -48,6 +47,7 @@ import dev.limiter.client.Upstream;
 import dev.limiter.internal.call.AnnotatedOperation;
 import dev.limiter.internal.call.RateLimitOperationSource;
 import dev.limiter.internal.actuate.ClientMetrics;
+import dev.limiter.internal.call.ReactiveDecisions;
 import dev.limiter.test.DocBlocks;
 import dev.limiter.test.NonBlockingThreads;
 import dev.limiter.test.RedisServer;

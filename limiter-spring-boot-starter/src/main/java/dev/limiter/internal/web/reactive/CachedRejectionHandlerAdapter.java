@@ -23,8 +23,8 @@ import org.springframework.web.server.ServerWebExchange;
 
 import dev.limiter.RateLimitExceededException;
 import dev.limiter.RateLimitUnavailableException;
-import dev.limiter.internal.call.ReactiveDecisions;
 import dev.limiter.internal.call.CallPipeline;
+import dev.limiter.internal.call.ReactiveDecisions;
 import dev.limiter.internal.key.ReactiveCurrentRequest;
 import dev.limiter.internal.web.EarlyRejections;
 import dev.limiter.internal.web.RequestArguments;
