@@ -47,7 +47,6 @@ import dev.limiter.client.Upstream;
 import dev.limiter.internal.call.AnnotatedOperation;
 import dev.limiter.internal.call.RateLimitOperationSource;
 import dev.limiter.internal.actuate.ClientMetrics;
-import dev.limiter.internal.call.ReactiveDecisions;
 import dev.limiter.test.DocBlocks;
 import dev.limiter.test.NonBlockingThreads;
 import dev.limiter.test.RedisServer;
@@ -264,12 +263,9 @@ class ReactiveRateLimitIntegrationTests {
 			assertThat(body).contains("\"status\":429").contains("\"limit\":\"tiers\"");
 			assertThat(redis.scriptCalls()).as("no script call for a remembered rejection").isEqualTo(scripts);
 			// Answered where the request was read: the server's event loop, as a
-			// handler's own error is, with BlockHound watching that thread; but on a
-			// Reactor Netty that stops reading a kept-alive connection after such an
-			// answer (before 1.3.8, reactor-netty#4361)
-			assertThat(commits.threads).singleElement()
-				.asString()
-				.startsWith(ReactiveDecisions.answersOnTheThreadThatAsked() ? "reactor-http-" : "parallel-");
+			// handler's
+			// own error is, with BlockHound watching that thread.
+			assertThat(commits.threads).singleElement().asString().startsWith("reactor-http-");
 
 			// before the handler's arguments, the same 429 as the store's (one context
 			// for

@@ -52,7 +52,6 @@ import dev.limiter.RateLimiter;
 import dev.limiter.Usage;
 import dev.limiter.actuate.RateLimitsEndpoint;
 import dev.limiter.internal.call.AnnotatedOperation;
-import dev.limiter.internal.call.ReactiveDecisions;
 import dev.limiter.test.DocBlocks;
 import dev.limiter.test.NonBlockingThreads;
 import dev.limiter.test.RedisServer;
@@ -193,12 +192,8 @@ class GatewayIntegrationTests {
 		assertThat(rejected.body()).contains("\"limit\":\"per-user-hour\"");
 		assertThat(redis.scriptCalls()).as("no script call for a remembered rejection").isEqualTo(scripts);
 		// Answered where the request was read, the server's event loop, with BlockHound
-		// watching that thread: no hop to Reactor's parallel threads, but on a Reactor
-		// Netty that stops reading a kept-alive connection after such an answer (before
-		// 1.3.8, reactor-netty#4361)
-		assertThat(commits.threads).singleElement()
-			.asString()
-			.startsWith(ReactiveDecisions.answersOnTheThreadThatAsked() ? "reactor-http-" : "parallel-");
+		// watching that thread: no hop to Reactor's parallel threads.
+		assertThat(commits.threads).singleElement().asString().startsWith("reactor-http-");
 	}
 
 	@Test

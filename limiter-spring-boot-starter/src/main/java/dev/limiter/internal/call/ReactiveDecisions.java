@@ -2,6 +2,8 @@ package dev.limiter.internal.call;
 
 import java.util.concurrent.CompletableFuture;
 
+import io.netty.util.concurrent.EventExecutor;
+import io.netty.util.internal.ThreadExecutorMap;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
 
@@ -13,10 +15,11 @@ import reactor.core.scheduler.Schedulers;
  * threads, never on the threads that read Redis's replies (an exchange continued there
  * holds up every other reply).
  * <p>
- * On Reactor Netty before 1.3.8 an answer known at once is written from Reactor's
- * parallel threads too: that server stops reading a kept-alive connection when a request
- * it held back (it came before the previous exchange ended, as the request after an
- * admitted call often does) is answered inside its own read (reactor-netty#4361).
+ * On Reactor Netty before 1.3.8 an answer known at once is written in a later task of the
+ * event loop that asked (or from Reactor's parallel threads off an event loop): that
+ * server stops reading a kept-alive connection when a request it held back (it came
+ * before the previous exchange ended, as the request after an admitted call often does)
+ * is answered inside its own read (reactor-netty#4361).
  */
 public final class ReactiveDecisions {
 
@@ -45,23 +48,25 @@ public final class ReactiveDecisions {
 
 	/**
 	 * Return an answer known without the store as the server can take it: on the
-	 * subscriber's thread, or on Reactor's parallel threads where the server would stall
-	 * the connection on it.
+	 * subscriber's thread, or in a later task of its event loop where the server would
+	 * stall the connection on it.
 	 * @param <T> what the answer gives
 	 * @param answer the answer
 	 * @return the answer, where it may run
 	 */
 	public static <T> Mono<T> answeredAtOnce(Mono<T> answer) {
-		return STALLS_ON_ANSWERS_AT_ONCE ? answer.subscribeOn(Schedulers.parallel()) : answer;
-	}
-
-	/**
-	 * Return whether answers known at once are given on the thread that asked (the
-	 * server's event loop), as they are but on a Reactor Netty that stalls on them.
-	 * @return whether they stay on that thread
-	 */
-	public static boolean answersOnTheThreadThatAsked() {
-		return !STALLS_ON_ANSWERS_AT_ONCE;
+		if (!STALLS_ON_ANSWERS_AT_ONCE) {
+			return answer;
+		}
+		return Mono.defer(() -> {
+			// a later task of the same event loop is enough: the server's read has
+			// returned by then, and no other thread is woken for a refusal
+			EventExecutor loop = ThreadExecutorMap.currentExecutor();
+			if (loop == null) {
+				return answer.subscribeOn(Schedulers.parallel());
+			}
+			return Mono.<Void>create((sink) -> loop.execute(sink::success)).then(answer);
+		});
 	}
 
 	/**
