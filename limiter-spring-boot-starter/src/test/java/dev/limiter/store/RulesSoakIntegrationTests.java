@@ -1,6 +1,5 @@
 package dev.limiter.store;
 
-import java.lang.management.ManagementFactory;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -18,7 +17,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.locks.LockSupport;
 
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -35,8 +33,12 @@ import org.springframework.web.bind.annotation.RestController;
 
 import dev.limiter.Decision;
 import dev.limiter.call.RateLimitDecisionListener;
+import dev.limiter.store.SoakSamples.Sample;
 import dev.limiter.test.RedisServer;
 
+import static dev.limiter.store.SoakSamples.minutes;
+import static dev.limiter.store.SoakSamples.sample;
+import static dev.limiter.store.SoakSamples.sleepUntil;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -236,32 +238,6 @@ class RulesSoakIntegrationTests {
 			over += Math.max(0, FailoverLoad.mostInAnyWindow(sorted, PERIOD_MICROS) - THRESHOLD);
 		}
 		return over;
-	}
-
-	private static Sample sample(RedisServer redis, double minute) {
-		for (int i = 0; i < 3; i++) {
-			System.gc();
-		}
-		long heap = ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed();
-		int threads = ManagementFactory.getThreadMXBean().getThreadCount();
-		String info = String.valueOf(redis.command("INFO", "memory"));
-		long usedMemory = Long.parseLong(info.replaceAll("(?s).*used_memory:(\\d+).*", "$1"));
-		long keys = (Long) redis.command("DBSIZE");
-		return new Sample(minute, heap / (1024 * 1024), threads, usedMemory / 1024, keys);
-	}
-
-	private static double minutes(long start) {
-		return Math.round((System.nanoTime() - start) / 6e8) / 100.0;
-	}
-
-	private static void sleepUntil(long nanoTime) {
-		long left;
-		while ((left = nanoTime - System.nanoTime()) > 0) {
-			LockSupport.parkNanos(left);
-		}
-	}
-
-	private record Sample(double minute, long heapMb, int threads, long redisKb, long redisKeys) {
 	}
 
 	@Configuration(proxyBeanMethods = false)

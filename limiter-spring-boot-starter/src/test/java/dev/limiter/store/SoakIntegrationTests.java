@@ -1,6 +1,5 @@
 package dev.limiter.store;
 
-import java.lang.management.ManagementFactory;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -12,7 +11,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.locks.LockSupport;
 
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Tag;
@@ -28,8 +26,11 @@ import dev.limiter.internal.limits.LimitOverrides.Numbers;
 import dev.limiter.internal.limits.LimitResolver;
 import dev.limiter.internal.limits.OverrideStore;
 import dev.limiter.test.RedisSentinels;
+import dev.limiter.store.SoakSamples.Sample;
 import dev.limiter.test.RedisServer;
 
+import static dev.limiter.store.SoakSamples.minutes;
+import static dev.limiter.store.SoakSamples.sleepUntil;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -240,30 +241,8 @@ class SoakIntegrationTests {
 	}
 
 	private static Sample sample(RedisSentinels redis, double minute) {
-		for (int i = 0; i < 3; i++) {
-			System.gc();
-		}
-		long heap = ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed();
-		int threads = ManagementFactory.getThreadMXBean().getThreadCount();
 		RedisServer master = (redis.currentMasterPort() == redis.master().port()) ? redis.master() : redis.replica();
-		String info = String.valueOf(master.command("INFO", "memory"));
-		long usedMemory = Long.parseLong(info.replaceAll("(?s).*used_memory:(\\d+).*", "$1"));
-		long keys = (Long) master.command("DBSIZE");
-		return new Sample(minute, heap / (1024 * 1024), threads, usedMemory / 1024, keys);
-	}
-
-	private static double minutes(long start) {
-		return Math.round((System.nanoTime() - start) / 6e8) / 100.0;
-	}
-
-	private static void sleepUntil(long nanoTime) {
-		long left;
-		while ((left = nanoTime - System.nanoTime()) > 0) {
-			LockSupport.parkNanos(left);
-		}
-	}
-
-	private record Sample(double minute, long heapMb, int threads, long redisKb, long redisKeys) {
+		return SoakSamples.sample(master, minute);
 	}
 
 }
