@@ -112,14 +112,13 @@ final class RedisStoreConfiguration {
 			OutgoingQuotas quotas) {
 		RedisHolds holds = new RedisHolds(connectionFactory, properties.getKeyPrefix(), quotas);
 		quotas.setHolds(holds);
-		java.util.List<String> clients = quotas.quotas().stream().map(OutgoingQuota::name).toList();
+		List<String> clients = quotas.quotas().stream().map(OutgoingQuota::name).toList();
 		holds.readKept(clients);
 		RedisMessageListenerContainer container = new RedisMessageListenerContainer();
 		container.setConnectionFactory(connectionFactory);
 		container.addMessageListener(holds, holds.getChannel());
 		// a hold another instance learned while this one subscribed was published
-		// unheard,
-		// and kept: read it once the subscription listens
+		// unheard, and kept: read it once the subscription listens
 		return new RedisSubscription(container, "holds", () -> holds.readKept(clients));
 	}
 
