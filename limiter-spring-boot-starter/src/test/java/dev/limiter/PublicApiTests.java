@@ -24,9 +24,10 @@ class PublicApiTests {
 			.isEmpty();
 	}
 
+	// 20, and the two that retry budgets need: @RetryBudget and the RetryBudgets bean.
 	@Test
-	void theStarterKeepsAtMostTwentyApiTypes() {
-		assertThat(PublicApi.apiTypes(PublicApi.listing(Path.of("target/classes")))).isLessThanOrEqualTo(20);
+	void theStarterKeepsAtMostTwentyTwoApiTypes() {
+		assertThat(PublicApi.apiTypes(PublicApi.listing(Path.of("target/classes")))).isLessThanOrEqualTo(22);
 	}
 
 	@Test

@@ -22,6 +22,7 @@ import dev.limiter.internal.call.RateLimitOperationSource;
 import dev.limiter.internal.limits.LimitResolver;
 import dev.limiter.internal.limits.OverrideStore;
 import dev.limiter.internal.offenders.TopOffenders;
+import dev.limiter.internal.retry.RetryBudgetBalances;
 import dev.limiter.internal.store.LimiterRedisConnection;
 import dev.limiter.internal.store.RateLimitResets;
 import dev.limiter.internal.store.RedisOffenders;
@@ -45,11 +46,13 @@ public final class LimiterEndpointAutoConfiguration {
 	RateLimitsEndpoint rateLimitsEndpoint(RateLimitOperationSource operations, RateLimiter rateLimiter,
 			LimitResolver limitResolver, LimiterProperties properties, ObjectProvider<RateLimitResets> resets,
 			ObjectProvider<OverrideStore> overrideStore, TopOffenders offenders,
-			ObjectProvider<RedisOffenders> sharedOffenders) {
-		return new RateLimitsEndpoint(operations, rateLimiter, limitResolver, properties.getFailure().getPolicy(),
-				resets.getIfAvailable(),
+			ObjectProvider<RedisOffenders> sharedOffenders, ObjectProvider<RetryBudgetBalances> retryBudgets) {
+		RateLimitsEndpoint endpoint = new RateLimitsEndpoint(operations, rateLimiter, limitResolver,
+				properties.getFailure().getPolicy(), resets.getIfAvailable(),
 				overrideStore.getIfAvailable(() -> OverrideStore.local(limitResolver.overrides())),
 				(sharedOffenders.getIfAvailable() != null) ? sharedOffenders.getObject() : offenders);
+		endpoint.setRetryBudgets(retryBudgets.getIfAvailable());
+		return endpoint;
 	}
 
 	// An override's body over HTTP: flat plan fields, unknown fields refused, fields left

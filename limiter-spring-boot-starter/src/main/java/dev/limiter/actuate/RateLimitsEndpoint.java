@@ -32,6 +32,7 @@ import dev.limiter.internal.limits.LimitOverrides;
 import dev.limiter.internal.limits.LimitResolver;
 import dev.limiter.internal.limits.OverrideStore;
 import dev.limiter.internal.offenders.OffenderRanking;
+import dev.limiter.internal.retry.RetryBudgetBalances;
 import dev.limiter.internal.store.RateLimitResets;
 
 /**
@@ -75,6 +76,8 @@ public class RateLimitsEndpoint {
 
 	private final OffenderRanking offenders;
 
+	private RetryBudgetBalances retryBudgets;
+
 	/**
 	 * Create the endpoint.
 	 * @param operations the rate-limited methods
@@ -109,7 +112,16 @@ public class RateLimitsEndpoint {
 		for (AnnotatedOperation operation : this.operations.getOperations()) {
 			limits.put(operation.getScope(), describe(operation));
 		}
-		return Map.of("limits", limits);
+		Map<String, Object> budgets = (this.retryBudgets != null) ? this.retryBudgets.describe() : Map.of();
+		return budgets.isEmpty() ? Map.of("limits", limits) : Map.of("limits", limits, "retryBudgets", budgets);
+	}
+
+	/**
+	 * Show the retry budgets in the listing too.
+	 * @param retryBudgets the budgets, or {@code null} for none
+	 */
+	void setRetryBudgets(RetryBudgetBalances retryBudgets) {
+		this.retryBudgets = retryBudgets;
 	}
 
 	/**

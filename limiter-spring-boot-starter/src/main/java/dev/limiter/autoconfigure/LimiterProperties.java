@@ -55,6 +55,13 @@ public class LimiterProperties implements InitializingBean {
 	private final Map<String, Client> clients = new LinkedHashMap<>();
 
 	/**
+	 * Retry budgets by name, shared by every instance: the retries of the calls
+	 * annotated @RetryBudget("name"), or made through the RetryBudgets bean, may add at
+	 * most a ratio of the first attempts plus a few a second.
+	 */
+	private final Map<String, RetryBudget> retryBudgets = new LinkedHashMap<>();
+
+	/**
 	 * Algorithm of every limit that does not choose one: sliding-log (exact),
 	 * sliding-buckets (bounded memory for big quotas) or token-bucket (bursts).
 	 */
@@ -130,6 +137,10 @@ public class LimiterProperties implements InitializingBean {
 
 	public Map<String, Client> getClients() {
 		return this.clients;
+	}
+
+	public Map<String, RetryBudget> getRetryBudgets() {
+		return this.retryBudgets;
 	}
 
 	public boolean isCountRejected() {
@@ -468,6 +479,41 @@ public class LimiterProperties implements InitializingBean {
 
 		public void setPeriod(Duration period) {
 			this.period = period;
+		}
+
+	}
+
+	/**
+	 * A retry budget: how many retries every instance together may make.
+	 */
+	public static class RetryBudget {
+
+		/**
+		 * Retries may add at most this part of the first attempts made in the last ten
+		 * seconds, across every instance: 0.2 for 20%, between 0 and 1.
+		 */
+		private double ratio = 0.2;
+
+		/**
+		 * Retries a second allowed beyond the ratio, so that a quiet service can still
+		 * retry.
+		 */
+		private int minPerSecond = 10;
+
+		public double getRatio() {
+			return this.ratio;
+		}
+
+		public void setRatio(double ratio) {
+			this.ratio = ratio;
+		}
+
+		public int getMinPerSecond() {
+			return this.minPerSecond;
+		}
+
+		public void setMinPerSecond(int minPerSecond) {
+			this.minPerSecond = minPerSecond;
 		}
 
 	}

@@ -63,6 +63,25 @@ final class LimiterPropertiesValidator {
 		}
 		properties.getLimits().forEach(LimiterPropertiesValidator::validate);
 		properties.getClients().forEach(LimiterPropertiesValidator::validate);
+		properties.getRetryBudgets().forEach(LimiterPropertiesValidator::validate);
+	}
+
+	static void validate(String name, LimiterProperties.RetryBudget budget) {
+		String property = "limiter.retry-budgets." + name;
+		double ratio = budget.getRatio();
+		if (!(ratio >= 0 && ratio <= 1)) {
+			throw new InvalidConfigurationPropertyValueException(property + ".ratio", ratio,
+					"The ratio is the part of the first attempts that retries may add, between 0 and 1, such as 0.2.");
+		}
+		if (budget.getMinPerSecond() < 0) {
+			throw new InvalidConfigurationPropertyValueException(property + ".min-per-second", budget.getMinPerSecond(),
+					"The retries a second must not be negative, such as 10.");
+		}
+		if (ratio == 0 && budget.getMinPerSecond() == 0) {
+			throw new InvalidConfigurationPropertyValueException(property + ".ratio", ratio,
+					"A budget with a ratio of 0 and no min-per-second allows no retry at all: give either a ratio "
+							+ "above 0, such as 0.2, or a min-per-second.");
+		}
 	}
 
 	static void validate(String name, LimiterProperties.Client client) {

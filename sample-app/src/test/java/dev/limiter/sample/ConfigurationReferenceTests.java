@@ -36,8 +36,9 @@ class ConfigurationReferenceTests {
 		assertThat(metadata).isNotEmpty();
 		List<String> problems = new ArrayList<>();
 		metadata.forEach((name, defaultValue) -> {
-			if (name.equals("limiter.limits") || name.equals("limiter.clients")) {
-				if (!readme.containsKey(name + ".<name>.threshold")) {
+			if (name.equals("limiter.limits") || name.equals("limiter.clients")
+					|| name.equals("limiter.retry-budgets")) {
+				if (!readme.containsKey(name + ".<name>.threshold") && !readme.containsKey(name + ".<name>.ratio")) {
 					problems.add(name + ".<name>.* is missing");
 				}
 				return;
@@ -51,7 +52,8 @@ class ConfigurationReferenceTests {
 		});
 		readme.keySet()
 			.stream()
-			.filter((name) -> !name.startsWith("limiter.limits.<name>.") && !name.startsWith("limiter.clients.<name>."))
+			.filter((name) -> !name.startsWith("limiter.limits.<name>.") && !name.startsWith("limiter.clients.<name>.")
+					&& !name.startsWith("limiter.retry-budgets.<name>."))
 			.filter((name) -> !metadata.containsKey(name))
 			.forEach((name) -> problems.add(name + " is in the reference but not in the metadata"));
 		assertThat(problems).isEmpty();

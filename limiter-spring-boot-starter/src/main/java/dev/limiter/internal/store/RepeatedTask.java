@@ -10,7 +10,7 @@ import java.util.concurrent.TimeUnit;
  * instance does besides calls (reading overrides, sharing rejection counts): never on a
  * caller's thread, and never keeping the JVM alive.
  */
-final class RepeatedTask {
+public final class RepeatedTask {
 
 	private final String threadName;
 
@@ -22,14 +22,24 @@ final class RepeatedTask {
 
 	private volatile ScheduledExecutorService executor;
 
-	RepeatedTask(String threadName, Duration initialDelay, Duration delay, Runnable task) {
+	/**
+	 * Create the task, not started.
+	 * @param threadName the name of its thread
+	 * @param initialDelay the wait before the first run
+	 * @param delay the wait between the end of a run and the next
+	 * @param task what runs
+	 */
+	public RepeatedTask(String threadName, Duration initialDelay, Duration delay, Runnable task) {
 		this.threadName = threadName;
 		this.initialDelay = initialDelay;
 		this.delay = delay;
 		this.task = task;
 	}
 
-	void start() {
+	/**
+	 * Start running the task.
+	 */
+	public void start() {
 		ScheduledExecutorService executor = Executors.newSingleThreadScheduledExecutor((runnable) -> {
 			Thread thread = new Thread(runnable, this.threadName);
 			thread.setDaemon(true);
@@ -40,7 +50,10 @@ final class RepeatedTask {
 		this.executor = executor;
 	}
 
-	void stop() {
+	/**
+	 * Stop running it, interrupting a run under way.
+	 */
+	public void stop() {
 		ScheduledExecutorService executor = this.executor;
 		if (executor != null) {
 			executor.shutdownNow();
@@ -48,7 +61,11 @@ final class RepeatedTask {
 		}
 	}
 
-	boolean isRunning() {
+	/**
+	 * Return whether it runs.
+	 * @return whether it was started and not stopped
+	 */
+	public boolean isRunning() {
 		return this.executor != null;
 	}
 

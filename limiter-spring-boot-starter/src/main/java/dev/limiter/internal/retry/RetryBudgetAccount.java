@@ -1,0 +1,155 @@
+package dev.limiter.internal.retry;
+
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.function.LongSupplier;
+
+import dev.limiter.internal.retry.RetryBudgetStore.BudgetSettings;
+
+/**
+ * One budget as this instance sees it: first attempts are counted in memory and sent to
+ * the shared store with the next retry or the next flush, so a first attempt costs no
+ * Redis call; a retry is one call. Every first attempt and every retry is also counted in
+ * a window of this instance's own, which decides alone while the store cannot answer, so
+ * a budget is never unlimited.
+ */
+public final class RetryBudgetAccount {
+
+	private final BudgetSettings settings;
+
+	private final RetryBudgetStore store;
+
+	private final LongSupplier clock;
+
+	private final RetryWindow local;
+
+	private final AtomicLong pending = new AtomicLong();
+
+	private final LongAdder allowed = new LongAdder();
+
+	private final LongAdder denied = new LongAdder();
+
+	/**
+	 * Create the account.
+	 * @param settings the budget's name and numbers
+	 * @param store the shared store, or {@code null} when each instance counts alone
+	 * @param clock this instance's clock, for its own window
+	 */
+	public RetryBudgetAccount(BudgetSettings settings, RetryBudgetStore store, LongSupplier clock) {
+		this.settings = settings;
+		this.store = store;
+		this.clock = clock;
+		this.local = new RetryWindow(settings.ratio(), settings.minPerSecond());
+	}
+
+	/**
+	 * Return the budget's name and numbers.
+	 * @return the settings
+	 */
+	public BudgetSettings settings() {
+		return this.settings;
+	}
+
+	/**
+	 * Count a first attempt, in memory.
+	 */
+	public void firstAttempt() {
+		this.pending.incrementAndGet();
+	}
+
+	/**
+	 * Ask for a retry: one call to the store, with the first attempts counted since the
+	 * last; this instance's own window when the store cannot answer.
+	 * @return whether the retry may be made
+	 */
+	public boolean tryRetry() {
+		long firstAttempts = drain();
+		boolean paid;
+		if (this.store == null) {
+			paid = this.local.apply(this.clock.getAsLong(), 0, true).allowed();
+		}
+		else {
+			try {
+				paid = this.store.apply(this.settings, firstAttempts, true).allowed();
+				if (paid) {
+					this.local.apply(this.clock.getAsLong(), 0, true);
+				}
+			}
+			catch (RuntimeException ex) {
+				paid = this.local.apply(this.clock.getAsLong(), 0, true).allowed();
+			}
+		}
+		(paid ? this.allowed : this.denied).increment();
+		return paid;
+	}
+
+	/**
+	 * Send the first attempts counted since the last call to the store; run every so
+	 * often.
+	 */
+	public void flush() {
+		long firstAttempts = drain();
+		if (firstAttempts > 0 && this.store != null) {
+			try {
+				this.store.apply(this.settings, firstAttempts, false);
+			}
+			catch (RuntimeException ex) {
+				// This instance's window has them; the shared count does without them.
+			}
+		}
+	}
+
+	/**
+	 * Return how many retries the budget allows now, and whose count says so.
+	 * @return the balance
+	 */
+	public Balance balance() {
+		long firstAttempts = drain();
+		if (this.store != null) {
+			try {
+				return new Balance(this.store.apply(this.settings, firstAttempts, false)
+					.balance(this.settings.ratio(), this.settings.minPerSecond()), true);
+			}
+			catch (RuntimeException ex) {
+				// This instance's own count, below.
+			}
+		}
+		return new Balance(this.local.apply(this.clock.getAsLong(), 0, false)
+			.balance(this.settings.ratio(), this.settings.minPerSecond()), false);
+	}
+
+	/**
+	 * Return the retries allowed since start.
+	 * @return the count
+	 */
+	public long allowed() {
+		return this.allowed.sum();
+	}
+
+	/**
+	 * Return the retries denied since start.
+	 * @return the count
+	 */
+	public long denied() {
+		return this.denied.sum();
+	}
+
+	private long drain() {
+		long firstAttempts = this.pending.getAndSet(0);
+		if (firstAttempts > 0) {
+			this.local.apply(this.clock.getAsLong(), firstAttempts, false);
+		}
+		return firstAttempts;
+	}
+
+	/**
+	 * How many retries a budget allows now.
+	 *
+	 * @param retries the retries left
+	 * @param shared whether every instance's count says so, rather than this instance's
+	 * own while the store cannot answer
+	 */
+	public record Balance(long retries, boolean shared) {
+	}
+
+}
