@@ -82,7 +82,7 @@ import dev.limiter.key.RateLimitKeyResolver;
 		"org.springframework.boot.autoconfigure.aop.AopAutoConfiguration" })
 @ConditionalOnLimiterEnabled
 @EnableConfigurationProperties(LimiterProperties.class)
-@Import({ RedisStoreConfiguration.class, InMemoryStoreConfiguration.class, RetryBudgetsConfiguration.class })
+@Import({ RedisStoreConfiguration.class, InMemoryStoreConfiguration.class, RetryBudgetsImportSelector.class })
 public final class LimiterAutoConfiguration {
 
 	// Nested configurations register their beans first, so this fallback only applies

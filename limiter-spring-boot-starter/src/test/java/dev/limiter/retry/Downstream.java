@@ -3,6 +3,8 @@ package dev.limiter.retry;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -26,11 +28,17 @@ final class Downstream implements AutoCloseable {
 		OK,
 
 		/** 503 to the odd requests, 200 to the even ones. */
-		FAIL_ODD
+		FAIL_ODD,
+
+		/** 503 with {@code Retry-After: 1} to the first request, 200 to the others. */
+		HOLD_ONCE
 
 	}
 
 	final AtomicInteger requests = new AtomicInteger();
+
+	/** When each request arrived, in nanoseconds of {@link System#nanoTime()}. */
+	final List<Long> arrivals = new CopyOnWriteArrayList<>();
 
 	final AtomicReference<Mode> mode = new AtomicReference<>(Mode.FAIL);
 
@@ -44,9 +52,13 @@ final class Downstream implements AutoCloseable {
 		this.server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
 		this.server.createContext("/", (exchange) -> {
 			exchange.getRequestBody().readAllBytes();
+			this.arrivals.add(System.nanoTime());
 			int request = this.requests.incrementAndGet();
 			Mode now = this.mode.get();
-			boolean fail = now == Mode.FAIL || (now == Mode.FAIL_ODD && request % 2 == 1);
+			boolean fail = now == Mode.FAIL || (now != Mode.OK && request % 2 == 1);
+			if (fail && now == Mode.HOLD_ONCE) {
+				exchange.getResponseHeaders().add("Retry-After", "1");
+			}
 			byte[] body = (fail ? "down" : "receipt").getBytes(StandardCharsets.UTF_8);
 			exchange.sendResponseHeaders(fail ? 503 : 200, body.length);
 			exchange.getResponseBody().write(body);
@@ -62,6 +74,7 @@ final class Downstream implements AutoCloseable {
 
 	void reset(Mode mode) {
 		this.requests.set(0);
+		this.arrivals.clear();
 		this.mode.set(mode);
 	}
 

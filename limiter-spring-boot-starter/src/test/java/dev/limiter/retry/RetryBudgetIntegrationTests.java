@@ -40,6 +40,8 @@ import reactor.core.publisher.Mono;
 import reactor.util.retry.Retry;
 
 import dev.limiter.autoconfigure.LimiterAutoConfiguration;
+import dev.limiter.client.LimiterClientsAutoConfiguration;
+import dev.limiter.client.RateLimitClientHttpRequestInterceptor;
 import dev.limiter.test.DocBlocks;
 import dev.limiter.test.RedisServer;
 
@@ -279,6 +281,26 @@ class RetryBudgetIntegrationTests {
 	}
 
 	@Test
+	void aRetryThroughALimitedClientStillWaitsOutWhatTheUpstreamSaid() {
+		instance("limiter.retry-budgets.payments.ratio=0.2", "limiter.retry-budgets.payments.min-per-second=1",
+				"limiter.clients.payments.hosts=127.0.0.1", "limiter.clients.payments.threshold=100",
+				"limiter.clients.payments.period=1s")
+			.withConfiguration(AutoConfigurations.of(LimiterClientsAutoConfiguration.class))
+			.withUserConfiguration(HeldPaymentsConfiguration.class)
+			.run((context) -> {
+				HeldPayments payments = context.getBean(HeldPayments.class);
+				downstream.reset(Downstream.Mode.HOLD_ONCE);
+				assertThat(payments.charge("order")).isEqualTo("receipt");
+				// the budget paid for the retry, and the client held it until the
+				// upstream's
+				// Retry-After: 1 had passed
+				assertThat(downstream.arrivals).hasSize(2);
+				assertThat(downstream.arrivals.get(1) - downstream.arrivals.get(0))
+					.isGreaterThanOrEqualTo(Duration.ofMillis(900).toNanos());
+			});
+	}
+
+	@Test
 	void anAnnotationNamingNoBudgetStopsTheStart() {
 		instance().run((context) -> assertThat(context).hasFailed()
 			.getFailure()
@@ -388,6 +410,27 @@ class RetryBudgetIntegrationTests {
 		@RetryBudget("payments")
 		public String charge(String order) {
 			return this.payments.post().uri("/charges").body(order).retrieve().body(String.class);
+		}
+
+	}
+
+	/** The fast service on a client built by hand with the quota's interceptor. */
+	public static class HeldPayments extends FastPayments {
+
+		HeldPayments(RestClient payments) {
+			super(payments);
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class HeldPaymentsConfiguration {
+
+		// A client built by hand takes the interceptor that keeps to the quota.
+		@Bean
+		HeldPayments heldPayments(RateLimitClientHttpRequestInterceptor interceptor,
+				@Value("${payments.url}") String url) {
+			return new HeldPayments(RestClient.builder().baseUrl(url).requestInterceptor(interceptor).build());
 		}
 
 	}

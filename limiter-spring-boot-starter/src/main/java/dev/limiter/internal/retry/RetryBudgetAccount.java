@@ -4,6 +4,9 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.LongSupplier;
 
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
+
 import dev.limiter.internal.retry.RetryBudgetStore.BudgetSettings;
 
 /**
@@ -81,6 +84,15 @@ public final class RetryBudgetAccount {
 		}
 		(paid ? this.allowed : this.denied).increment();
 		return paid;
+	}
+
+	/**
+	 * Ask for a retry without blocking the caller's thread: the store's call runs on
+	 * Reactor's threads for blocking work.
+	 * @return whether the retry may be made
+	 */
+	public Mono<Boolean> tryRetryLater() {
+		return Mono.fromCallable(this::tryRetry).subscribeOn(Schedulers.boundedElastic());
 	}
 
 	/**

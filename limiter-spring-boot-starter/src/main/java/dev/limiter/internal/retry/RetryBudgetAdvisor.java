@@ -163,7 +163,7 @@ public final class RetryBudgetAdvisor implements PointcutAdvisor, Ordered {
 				if (this.denied) {
 					return Flux.error(this.last);
 				}
-				return SharedRetryBudgets.tryRetryLater(this.account).flatMapMany((paid) -> {
+				return this.account.tryRetryLater().flatMapMany((paid) -> {
 					if (paid) {
 						return recorded;
 					}

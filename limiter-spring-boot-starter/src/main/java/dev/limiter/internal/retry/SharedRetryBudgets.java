@@ -16,7 +16,6 @@ import org.springframework.util.backoff.BackOff;
 import org.springframework.util.backoff.BackOffExecution;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
-import reactor.core.scheduler.Schedulers;
 import reactor.util.retry.Retry;
 
 import dev.limiter.internal.retry.RetryBudgetStore.BudgetSettings;
@@ -108,23 +107,13 @@ public final class SharedRetryBudgets implements RetryBudgets, RetryBudgetBalanc
 		return account(budget).tryRetry();
 	}
 
-	/**
-	 * Ask for a retry without blocking the caller's thread: the store's call runs on
-	 * Reactor's threads for blocking work.
-	 * @param account the budget's account
-	 * @return whether the retry may be made
-	 */
-	static Mono<Boolean> tryRetryLater(RetryBudgetAccount account) {
-		return Mono.fromCallable(account::tryRetry).subscribeOn(Schedulers.boundedElastic());
-	}
-
 	// The retry spec decides first, so a retry it would not make costs nothing; the
 	// companion's next value is the retry, made only once the budget paid for it.
 	private static Retry paid(RetryBudgetAccount account, Retry retry) {
 		return Retry.from((signals) -> {
 			AtomicReference<Throwable> last = new AtomicReference<>();
 			return Flux.from(retry.generateCompanion(signals.doOnNext((signal) -> last.set(signal.failure()))))
-				.concatMap((next) -> tryRetryLater(account)
+				.concatMap((next) -> account.tryRetryLater()
 					.flatMap((paid) -> paid ? Mono.just(next) : Mono.error(last.get())));
 		});
 	}
