@@ -59,7 +59,7 @@ public class LimiterProperties implements InitializingBean {
 	 * annotated @RetryBudget("name"), or made through the RetryBudgets bean, may add at
 	 * most a ratio of the first attempts plus a few a second.
 	 */
-	private final Map<String, RetryBudget> retryBudgets = new LinkedHashMap<>();
+	private final Map<String, RetryBudgetSettings> retryBudgets = new LinkedHashMap<>();
 
 	/**
 	 * Algorithm of every limit that does not choose one: sliding-log (exact),
@@ -139,7 +139,7 @@ public class LimiterProperties implements InitializingBean {
 		return this.clients;
 	}
 
-	public Map<String, RetryBudget> getRetryBudgets() {
+	public Map<String, RetryBudgetSettings> getRetryBudgets() {
 		return this.retryBudgets;
 	}
 
@@ -486,7 +486,7 @@ public class LimiterProperties implements InitializingBean {
 	/**
 	 * A retry budget: how many retries every instance together may make.
 	 */
-	public static class RetryBudget {
+	public static class RetryBudgetSettings {
 
 		/**
 		 * Retries may add at most this part of the first attempts made in the last ten

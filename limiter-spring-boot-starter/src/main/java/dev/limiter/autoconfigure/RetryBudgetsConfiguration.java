@@ -9,7 +9,6 @@ import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.bind.Bindable;
 import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.context.annotation.Bean;
@@ -24,20 +23,19 @@ import dev.limiter.internal.retry.RetryBudgetAdvisor;
 import dev.limiter.internal.retry.RetryBudgetStore;
 import dev.limiter.internal.retry.SharedRetryBudgets;
 import dev.limiter.internal.store.LimiterRedisConnection;
-import dev.limiter.retry.RetryBudgets;
 
 /**
  * Configuration of the retry budgets of {@code limiter.retry-budgets}: the
- * {@link RetryBudgets} bean and {@link dev.limiter.retry.RetryBudget @RetryBudget}, on
- * Spring Framework 7's retry support (Spring Boot 4). The budgets are counted in Redis
- * when the limiter stores its limits there, otherwise by each instance alone.
+ * {@link dev.limiter.retry.RetryBudgets} bean and
+ * {@link dev.limiter.retry.RetryBudget @RetryBudget}, on Spring Framework 7's retry
+ * support (Spring Boot 4). The budgets are counted in Redis when the limiter stores its
+ * limits there, otherwise by each instance alone.
  */
 @Configuration(proxyBeanMethods = false)
 @ConditionalOnClass(name = "org.springframework.core.retry.RetryTemplate")
 class RetryBudgetsConfiguration {
 
 	@Bean
-	@ConditionalOnMissingBean(RetryBudgets.class)
 	SharedRetryBudgets retryBudgets(LimiterProperties properties, ObjectProvider<LimiterRedisConnection> connection) {
 		LimiterRedisConnection redis = connection.getIfAvailable();
 		RetryBudgetStore store = (redis != null) ? new RedisRetryBudgets(redis.getConnectionFactory(),
@@ -62,7 +60,7 @@ class RetryBudgetsConfiguration {
 
 	private static Set<String> budgetNames(Environment environment) {
 		return Binder.get(environment)
-			.bind("limiter.retry-budgets", Bindable.mapOf(String.class, LimiterProperties.RetryBudget.class))
+			.bind("limiter.retry-budgets", Bindable.mapOf(String.class, LimiterProperties.RetryBudgetSettings.class))
 			.map(Map::keySet)
 			.orElse(Set.of());
 	}

@@ -137,8 +137,10 @@ class RetryBudgetIntegrationTests {
 
 	@Test
 	void threeInstancesRetryingAFailingDownstreamAddAtMostTheRatioAndTheAllowance() throws Exception {
+		// a patient limiter.timeout: on a loaded machine a 50 ms wait may pass, and each
+		// instance would then count alone, with an allowance of its own
 		ApplicationContextRunner instance = instance("limiter.retry-budgets.payments.ratio=0.2",
-				"limiter.retry-budgets.payments.min-per-second=2");
+				"limiter.retry-budgets.payments.min-per-second=2", "limiter.timeout=2s");
 		instance.run((a) -> instance.run((b) -> instance.run((c) -> {
 			int calls = 300;
 			long started = System.nanoTime();
@@ -451,8 +453,13 @@ class RetryBudgetIntegrationTests {
 
 	}
 
-	/** The failures {@code @Retryable} reports, in order. */
-	static class RetryEvents implements ApplicationListener<MethodRetryEvent> {
+	/** The failures {@code @Retryable} reports, in order, before the budget's abort. */
+	static class RetryEvents implements ApplicationListener<MethodRetryEvent>, org.springframework.core.Ordered {
+
+		@Override
+		public int getOrder() {
+			return 0;
+		}
 
 		final List<Throwable> failures = new java.util.concurrent.CopyOnWriteArrayList<>();
 

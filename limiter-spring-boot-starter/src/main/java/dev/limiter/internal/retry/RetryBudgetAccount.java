@@ -4,9 +4,12 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.LongSupplier;
 
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
 
+import dev.limiter.internal.LogText;
 import dev.limiter.internal.retry.RetryBudgetStore.BudgetSettings;
 
 /**
@@ -26,7 +29,11 @@ public final class RetryBudgetAccount {
 
 	private final RetryWindow local;
 
+	private static final Logger logger = LoggerFactory.getLogger(RetryBudgetAccount.class);
+
 	private final AtomicLong pending = new AtomicLong();
+
+	private volatile boolean alone;
 
 	private final LongAdder allowed = new LongAdder();
 
@@ -74,11 +81,13 @@ public final class RetryBudgetAccount {
 		else {
 			try {
 				paid = this.store.apply(this.settings, firstAttempts, true).allowed();
+				shared();
 				if (paid) {
 					this.local.apply(this.clock.getAsLong(), 0, true);
 				}
 			}
 			catch (RuntimeException ex) {
+				alone(ex);
 				paid = this.local.apply(this.clock.getAsLong(), 0, true).allowed();
 			}
 		}
@@ -104,9 +113,11 @@ public final class RetryBudgetAccount {
 		if (firstAttempts > 0 && this.store != null) {
 			try {
 				this.store.apply(this.settings, firstAttempts, false);
+				shared();
 			}
 			catch (RuntimeException ex) {
 				// This instance's window has them; the shared count does without them.
+				alone(ex);
 			}
 		}
 	}
@@ -144,6 +155,22 @@ public final class RetryBudgetAccount {
 	 */
 	public long denied() {
 		return this.denied.sum();
+	}
+
+	// One line when the budget starts counting alone, one when it shares again.
+	private void alone(RuntimeException ex) {
+		if (!this.alone) {
+			this.alone = true;
+			logger.warn("Retry budget '{}' counts on this instance alone until Redis answers again ({})",
+					this.settings.name(), LogText.oneLine(String.valueOf(ex.getMessage())));
+		}
+	}
+
+	private void shared() {
+		if (this.alone) {
+			this.alone = false;
+			logger.info("Retry budget '{}' counts across every instance again", this.settings.name());
+		}
 	}
 
 	private long drain() {

@@ -44,6 +44,9 @@ public final class RetryBudgetAdvisor implements PointcutAdvisor, Ordered {
 
 	static final String DENIED = RetryBudgetAdvisor.class.getName() + ".denied";
 
+	private static final boolean REACTOR = org.springframework.util.ClassUtils.isPresent("reactor.core.publisher.Flux",
+			RetryBudgetAdvisor.class.getClassLoader());
+
 	private final Supplier<Set<String>> names;
 
 	private final Supplier<Function<String, RetryBudgetAccount>> accounts;
@@ -107,6 +110,9 @@ public final class RetryBudgetAdvisor implements PointcutAdvisor, Ordered {
 			call.setUserAttribute(LAST_FAILURE, ex);
 			throw ex;
 		}
+		if (!REACTOR) {
+			return result;
+		}
 		if (result instanceof Mono<?> mono) {
 			return Mono.from(new Subscriptions(account).attempts(mono.flux()));
 		}
@@ -142,8 +148,6 @@ public final class RetryBudgetAdvisor implements PointcutAdvisor, Ordered {
 
 		private final RetryBudgetAccount account;
 
-		private volatile boolean subscribed;
-
 		private volatile boolean denied;
 
 		private volatile Throwable last;
@@ -153,22 +157,26 @@ public final class RetryBudgetAdvisor implements PointcutAdvisor, Ordered {
 		}
 
 		<T> Flux<T> attempts(Flux<T> call) {
-			Flux<T> recorded = call.doOnError((ex) -> this.last = ex);
+			// a success ends the call: a later subscription (a repeat) starts another
+			Flux<T> recorded = call.doOnError((ex) -> this.last = ex).doOnComplete(() -> {
+				this.last = null;
+				this.denied = false;
+			});
 			return Flux.defer(() -> {
-				if (!this.subscribed) {
-					this.subscribed = true;
+				Throwable last = this.last;
+				if (last == null) {
 					this.account.firstAttempt();
 					return recorded;
 				}
 				if (this.denied) {
-					return Flux.error(this.last);
+					return Flux.error(last);
 				}
 				return this.account.tryRetryLater().flatMapMany((paid) -> {
 					if (paid) {
 						return recorded;
 					}
 					this.denied = true;
-					return Flux.error(this.last);
+					return Flux.error(last);
 				});
 			});
 		}

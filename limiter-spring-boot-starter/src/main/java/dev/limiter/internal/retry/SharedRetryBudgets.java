@@ -181,13 +181,24 @@ public final class SharedRetryBudgets implements RetryBudgets, RetryBudgetBalanc
 		@Override
 		public BackOff getBackOff() {
 			BackOff backOff = this.policy.getBackOff();
+			Duration timeout = this.policy.getTimeout();
 			return () -> {
 				BackOffExecution execution = backOff.start();
+				long started = System.nanoTime();
 				return () -> {
 					long wait = execution.nextBackOff();
-					return (wait == BackOffExecution.STOP || this.account.tryRetry()) ? wait : BackOffExecution.STOP;
+					if (wait == BackOffExecution.STOP || pastTimeout(timeout, started, wait)) {
+						// no retry follows: the template stops, or its timeout does
+						return wait;
+					}
+					return this.account.tryRetry() ? wait : BackOffExecution.STOP;
 				};
 			};
+		}
+
+		private static boolean pastTimeout(Duration timeout, long started, long wait) {
+			return timeout != null && !timeout.isZero() && !timeout.isNegative()
+					&& Duration.ofNanos(System.nanoTime() - started).plusMillis(wait).compareTo(timeout) > 0;
 		}
 
 	}
