@@ -3,7 +3,6 @@ package dev.limiter.autoconfigure;
 import java.time.Duration;
 
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
-import org.springframework.util.ClassUtils;
 
 import dev.limiter.Algorithm;
 import dev.limiter.Limit;
@@ -69,14 +68,6 @@ final class LimiterPropertiesValidator {
 
 	static void validate(String name, LimiterProperties.RetryBudgetSettings budget) {
 		String property = "limiter.retry-budgets." + name;
-		ClassLoader classLoader = LimiterPropertiesValidator.class.getClassLoader();
-		if (!ClassUtils.isPresent("org.springframework.core.retry.RetryTemplate", classLoader)
-				|| !ClassUtils.isPresent("reactor.core.publisher.Mono", classLoader)) {
-			throw new InvalidConfigurationPropertyValueException(property, name,
-					"Retry budgets are built on Spring Framework 7's retry support (Spring Boot 4) and need Reactor "
-							+ "(reactor-core, which Lettuce brings): this application lacks one of them, so the budget "
-							+ "would do nothing. Remove limiter.retry-budgets, or move to Spring Boot 4.");
-		}
 		double ratio = budget.getRatio();
 		if (!(ratio >= 0 && ratio <= 1)) {
 			throw new InvalidConfigurationPropertyValueException(property + ".ratio", ratio,

@@ -19,6 +19,7 @@ import org.springframework.aop.support.StaticMethodMatcherPointcut;
 import org.springframework.core.MethodClassKey;
 import org.springframework.core.Ordered;
 import org.springframework.core.annotation.AnnotatedElementUtils;
+import org.springframework.core.annotation.AnnotationUtils;
 import org.springframework.util.function.SingletonSupplier;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
@@ -55,6 +56,8 @@ public final class RetryBudgetAdvisor implements PointcutAdvisor, Ordered {
 
 	private final Map<MethodClassKey, String> budgets = new ConcurrentHashMap<>();
 
+	private final Pointcut pointcut = new BudgetedMethods();
+
 	/**
 	 * Create the advisor.
 	 * @param names supplies the budgets' names, to check each annotation as its bean is
@@ -68,7 +71,7 @@ public final class RetryBudgetAdvisor implements PointcutAdvisor, Ordered {
 
 	@Override
 	public Pointcut getPointcut() {
-		return new BudgetedMethods();
+		return this.pointcut;
 	}
 
 	@Override
@@ -184,6 +187,11 @@ public final class RetryBudgetAdvisor implements PointcutAdvisor, Ordered {
 	}
 
 	private final class BudgetedMethods extends StaticMethodMatcherPointcut {
+
+		// The JDK's classes and Spring's own infrastructure never carry the annotation.
+		BudgetedMethods() {
+			setClassFilter((type) -> AnnotationUtils.isCandidateClass(type, RetryBudget.class));
+		}
 
 		@Override
 		public boolean matches(Method method, Class<?> targetClass) {
