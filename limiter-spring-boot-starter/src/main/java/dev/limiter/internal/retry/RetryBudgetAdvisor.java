@@ -33,7 +33,7 @@ import dev.limiter.retry.RetryBudget;
  * advice runs once per attempt, on a copy of the call that shares the original's
  * attributes: the first attempt is counted, each later one is a retry the budget pays for
  * before it is made. A retry it cannot pay for fails at once with the previous attempt's
- * exception, and so does every attempt after it ({@link RetryBudgetAbort} ends the
+ * exception, and so does every attempt after it ({@code RetryBudgetAbort} ends the
  * retrying at the first). A method that returns a {@code Mono} or a {@code Flux} is
  * attempted again by subscribing again, so there each subscription is an attempt.
  */
