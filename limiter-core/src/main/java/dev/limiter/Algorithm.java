@@ -40,7 +40,25 @@ public enum Algorithm {
 	 * which a slot whose holder stopped renewing it (an instance that died mid-call)
 	 * frees itself. One entry per call running.
 	 */
-	IN_FLIGHT;
+	IN_FLIGHT,
+
+	/**
+	 * Calls in flight up to a limit each instance learns from the latency and the
+	 * failures of its own calls, between a minimum and the threshold: decided in the
+	 * application before the store is asked, never stored, so a {@link RateLimiter}
+	 * refuses it; only a named limit of the configuration
+	 * ({@code limiter.limits.<name>.algorithm: adaptive}) applies it.
+	 */
+	ADAPTIVE;
+
+	/**
+	 * Return whether a {@link RateLimiter}'s store counts the algorithm: every one but
+	 * {@link #ADAPTIVE}, which each instance decides alone.
+	 * @return whether the algorithm is stored
+	 */
+	public boolean isStored() {
+		return this != ADAPTIVE;
+	}
 
 	/**
 	 * Return the name as written in properties, such as {@code sliding-buckets}.

@@ -103,7 +103,7 @@ public final class Limit {
 			throw new IllegalArgumentException("penalty must be between 0 (none) and " + MAX_PERIOD.toDays()
 					+ " days in whole milliseconds, was " + penalty + " (limit '" + name + "')");
 		}
-		if (!penalty.isZero() && algorithm == Algorithm.IN_FLIGHT) {
+		if (!penalty.isZero() && (algorithm == Algorithm.IN_FLIGHT || algorithm == Algorithm.ADAPTIVE)) {
 			throw new IllegalArgumentException("penalty is given to a limit on calls in flight (limit '" + name
 					+ "'): a penalty follows a rejection of calls per time, a busy slot is not abuse");
 		}
@@ -440,6 +440,9 @@ public final class Limit {
 		};
 		if (this.algorithm == Algorithm.IN_FLIGHT) {
 			return "'" + this.name + "' (" + this.threshold + " in flight, lease " + periodText() + ")";
+		}
+		if (this.algorithm == Algorithm.ADAPTIVE) {
+			return "'" + this.name + "' (adaptive, up to " + this.threshold + " in flight)";
 		}
 		String penalty = this.penalty.isZero() ? "" : ", penalty " + text(this.penalty);
 		return "'" + this.name + "' (" + this.threshold + " per " + periodText() + counted + penalty + ")";

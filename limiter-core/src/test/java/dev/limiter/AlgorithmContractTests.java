@@ -16,6 +16,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
+import dev.limiter.internal.algorithm.AlgorithmDescriptor;
 import dev.limiter.internal.Engines;
 import dev.limiter.test.MutableClock;
 
@@ -72,14 +73,14 @@ public abstract class AlgorithmContractTests {
 	}
 
 	@ParameterizedTest
-	@EnumSource(Algorithm.class)
+	@EnumSource(value = Algorithm.class, names = "ADAPTIVE", mode = EnumSource.Mode.EXCLUDE)
 	void randomSchedulesKeepTheAlgorithmsPromise(Algorithm algorithm) {
 		assertThat(runSchedules((random) -> algorithm)).isEmpty();
 	}
 
 	@Test
 	void randomSchedulesMixingAlgorithmsKeepEveryPromise() {
-		Algorithm[] algorithms = Algorithm.values();
+		Algorithm[] algorithms = AlgorithmDescriptor.stored().toArray(new Algorithm[0]);
 		assertThat(runSchedules((random) -> algorithms[random.nextInt(algorithms.length)])).isEmpty();
 	}
 
@@ -89,13 +90,13 @@ public abstract class AlgorithmContractTests {
 	 * takes each change at the time of the next call, says.
 	 */
 	@ParameterizedTest
-	@EnumSource(Algorithm.class)
+	@EnumSource(value = Algorithm.class, names = "ADAPTIVE", mode = EnumSource.Mode.EXCLUDE)
 	void randomSchedulesWithChangingThresholdsKeepTheAlgorithmsPromise(Algorithm algorithm) {
 		assertThat(runSchedules((random) -> algorithm, true)).isEmpty();
 	}
 
 	@ParameterizedTest
-	@EnumSource(Algorithm.class)
+	@EnumSource(value = Algorithm.class, names = "ADAPTIVE", mode = EnumSource.Mode.EXCLUDE)
 	void aLoweredThresholdRejectsACallerAlreadyOverItAndARaisedOneAdmitsAtOnce(Algorithm algorithm) {
 		RateLimiter limiter = limiter(this.clock, false);
 		Limit ten = Limit.of("tiers", 10, Duration.ofHours(1)).withAlgorithm(algorithm);
@@ -118,7 +119,7 @@ public abstract class AlgorithmContractTests {
 	 * say.
 	 */
 	@ParameterizedTest
-	@EnumSource(value = Algorithm.class, mode = EnumSource.Mode.EXCLUDE, names = "IN_FLIGHT")
+	@EnumSource(value = Algorithm.class, mode = EnumSource.Mode.EXCLUDE, names = { "IN_FLIGHT", "ADAPTIVE" })
 	void randomSchedulesWithPenaltiesRefuseForThePenaltyAndOtherwiseKeepTheAlgorithmsPromise(Algorithm algorithm) {
 		long seed = Long.getLong(RateLimiterContractTests.SCHEDULES_PROPERTY + ".seed", System.nanoTime());
 		Random random = new Random(seed);
@@ -189,7 +190,7 @@ public abstract class AlgorithmContractTests {
 	}
 
 	@ParameterizedTest
-	@EnumSource(value = Algorithm.class, mode = EnumSource.Mode.EXCLUDE, names = "IN_FLIGHT")
+	@EnumSource(value = Algorithm.class, mode = EnumSource.Mode.EXCLUDE, names = { "IN_FLIGHT", "ADAPTIVE" })
 	void aPenaltyRefusesTheCallerUntilItEndsShowsInTheUsageAndAResetLiftsIt(Algorithm algorithm) {
 		RateLimiter limiter = limiter(this.clock, false);
 		Limit login = Limit.of("login", 2, Duration.ofSeconds(1))
@@ -534,7 +535,8 @@ public abstract class AlgorithmContractTests {
 
 	// a calendar's window forgets everything at its end, rejections counted or not
 	@ParameterizedTest
-	@EnumSource(value = Algorithm.class, mode = EnumSource.Mode.EXCLUDE, names = { "CALENDAR", "IN_FLIGHT" })
+	@EnumSource(value = Algorithm.class, mode = EnumSource.Mode.EXCLUDE,
+			names = { "CALENDAR", "IN_FLIGHT", "ADAPTIVE" })
 	void rejectedCallsKeepAClientOutWhenCounted(Algorithm algorithm) {
 		RateLimiter limiter = limiter(this.clock, true);
 		Limit limit = Limit.of(2, Duration.ofSeconds(10)).withAlgorithm(algorithm).withSlices(10);
@@ -570,7 +572,7 @@ public abstract class AlgorithmContractTests {
 	}
 
 	@ParameterizedTest
-	@EnumSource(Algorithm.class)
+	@EnumSource(value = Algorithm.class, names = "ADAPTIVE", mode = EnumSource.Mode.EXCLUDE)
 	void usageReadsWithoutRecording(Algorithm algorithm) {
 		RateLimiter limiter = limiter(this.clock, false);
 		Limit limit = Limit.of(3, Duration.ofSeconds(60)).withAlgorithm(algorithm);
@@ -594,7 +596,7 @@ public abstract class AlgorithmContractTests {
 	}
 
 	@ParameterizedTest
-	@EnumSource(Algorithm.class)
+	@EnumSource(value = Algorithm.class, names = "ADAPTIVE", mode = EnumSource.Mode.EXCLUDE)
 	void aReleasedDecisionGivesItsPermitsBackOnce(Algorithm algorithm) {
 		RateLimiter limiter = limiter(this.clock, false);
 		Limit limit = Limit.of(2, Duration.ofSeconds(60)).withAlgorithm(algorithm);
@@ -612,7 +614,7 @@ public abstract class AlgorithmContractTests {
 	}
 
 	@ParameterizedTest
-	@EnumSource(Algorithm.class)
+	@EnumSource(value = Algorithm.class, names = "ADAPTIVE", mode = EnumSource.Mode.EXCLUDE)
 	void aResetForgetsTheKeyUnderTheGivenLimitsOnly(Algorithm algorithm) {
 		RateLimiter limiter = limiter(this.clock, false);
 		Limit limit = Limit.of(2, Duration.ofSeconds(60)).withAlgorithm(algorithm);
@@ -625,7 +627,7 @@ public abstract class AlgorithmContractTests {
 	}
 
 	@ParameterizedTest
-	@EnumSource(Algorithm.class)
+	@EnumSource(value = Algorithm.class, names = "ADAPTIVE", mode = EnumSource.Mode.EXCLUDE)
 	void concurrentBurstAcrossInstancesAdmitsExactlyTheThreshold(Algorithm algorithm) throws Exception {
 		List<RateLimiter> instances = instances(2);
 		Limit limit = Limit.of(137, NO_END).withAlgorithm(algorithm);
@@ -664,7 +666,7 @@ public abstract class AlgorithmContractTests {
 	 * least {@code threshold - p + 1} were admitted, by then or later.
 	 */
 	@ParameterizedTest
-	@EnumSource(Algorithm.class)
+	@EnumSource(value = Algorithm.class, names = "ADAPTIVE", mode = EnumSource.Mode.EXCLUDE)
 	void randomConcurrentSchedulesNeitherOverAdmitNorRejectFalsely(Algorithm algorithm) throws Exception {
 		List<RateLimiter> instances = instances(2);
 		long seed = Long.getLong(RateLimiterContractTests.SCHEDULES_PROPERTY + ".seed", System.nanoTime());
@@ -725,7 +727,8 @@ public abstract class AlgorithmContractTests {
 	 * remaining.
 	 */
 	@ParameterizedTest
-	@EnumSource(value = Algorithm.class, mode = EnumSource.Mode.EXCLUDE, names = { "SLIDING_LOG", "IN_FLIGHT" })
+	@EnumSource(value = Algorithm.class, mode = EnumSource.Mode.EXCLUDE,
+			names = { "SLIDING_LOG", "IN_FLIGHT", "ADAPTIVE" })
 	void randomChargedSchedulesAgreeWithTheOracle(Algorithm algorithm) {
 		long seed = Long.getLong(RateLimiterContractTests.SCHEDULES_PROPERTY + ".seed", System.nanoTime());
 		Random random = new Random(seed);
@@ -775,7 +778,8 @@ public abstract class AlgorithmContractTests {
 	}
 
 	@ParameterizedTest
-	@EnumSource(value = Algorithm.class, mode = EnumSource.Mode.EXCLUDE, names = { "SLIDING_LOG", "IN_FLIGHT" })
+	@EnumSource(value = Algorithm.class, mode = EnumSource.Mode.EXCLUDE,
+			names = { "SLIDING_LOG", "IN_FLIGHT", "ADAPTIVE" })
 	void aChargePastTheThresholdRejectsUntilTheWindowHasRoomAndALowerOneGivesBack(Algorithm algorithm) {
 		RateLimiter limiter = limiter(this.clock, false);
 		Limit limit = Limit.of("tokens", 1_000, Duration.ofHours(1)).withAlgorithm(algorithm);
@@ -802,7 +806,8 @@ public abstract class AlgorithmContractTests {
 	}
 
 	@ParameterizedTest
-	@EnumSource(value = Algorithm.class, mode = EnumSource.Mode.EXCLUDE, names = { "SLIDING_LOG", "IN_FLIGHT" })
+	@EnumSource(value = Algorithm.class, mode = EnumSource.Mode.EXCLUDE,
+			names = { "SLIDING_LOG", "IN_FLIGHT", "ADAPTIVE" })
 	void aHugeChargeExhaustsTheWindowWithoutOverflowing(Algorithm algorithm) {
 		RateLimiter limiter = limiter(this.clock, false);
 		Limit limit = Limit.of("tokens", 1_000, Duration.ofHours(1)).withAlgorithm(algorithm);

@@ -30,6 +30,7 @@ public abstract class LimitOracle {
 			case TOKEN_BUCKET -> new TokenBucket(limit);
 			case CALENDAR -> new Calendar(limit);
 			case IN_FLIGHT -> new InFlight(limit);
+			case ADAPTIVE -> throw new IllegalArgumentException("No store counts an adaptive limit: " + limit);
 		};
 	}
 

@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Map;
 
 import dev.limiter.Algorithm;
+import dev.limiter.internal.algorithm.AlgorithmDescriptor;
 import dev.limiter.Limit;
 import dev.limiter.RateLimiter;
 import dev.limiter.internal.redis.RedisKeys;
@@ -50,7 +51,7 @@ public final class AlgorithmCost {
 			}
 			report.put("runs", runs);
 			Map<String, Object> memory = new LinkedHashMap<>();
-			for (Algorithm algorithm : Algorithm.values()) {
+			for (Algorithm algorithm : AlgorithmDescriptor.stored()) {
 				Map<String, Long> bytes = new LinkedHashMap<>();
 				for (int n : THRESHOLDS) {
 					bytes.put(Integer.toString(n), bytesPerKey(redis, algorithm, n));

@@ -502,6 +502,11 @@ public abstract class AbstractRateLimiter implements RateLimiter {
 			if (limit == null) {
 				throw new IllegalArgumentException("limits must not contain null");
 			}
+			if (!limit.algorithm().isStored()) {
+				throw new IllegalArgumentException("limits must be counted by a store, but " + limit
+						+ " is adaptive: each instance decides it before the store is asked "
+						+ "(limiter.limits.<name>.algorithm: adaptive)");
+			}
 			smallest = Math.min(smallest, limit.threshold());
 			for (int j = 0; j < i; j++) {
 				if (limits.get(j).sameWindowAs(limit)) {

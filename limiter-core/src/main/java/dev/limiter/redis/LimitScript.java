@@ -28,7 +28,8 @@ import dev.limiter.internal.redis.RedisKeys;
  */
 final class LimitScript {
 
-	private static final Algorithm[] ALGORITHMS = Algorithm.values();
+	// The script holds the stored algorithms only, whose ordinals come first.
+	private static final Algorithm[] ALGORITHMS = AlgorithmDescriptor.stored().toArray(new Algorithm[0]);
 
 	private static final LoadedScript[] SCRIPTS = compose();
 

@@ -117,7 +117,7 @@ class RejectionCachingRateLimiterTests {
 	}
 
 	@ParameterizedTest
-	@EnumSource(value = Algorithm.class, mode = EnumSource.Mode.EXCLUDE, names = "IN_FLIGHT")
+	@EnumSource(value = Algorithm.class, mode = EnumSource.Mode.EXCLUDE, names = { "IN_FLIGHT", "ADAPTIVE" })
 	void neverRejectsACallTheStoreWouldAdmitWhateverTheAlgorithm(Algorithm algorithm) {
 		Limit limit = Limit.of(3, Duration.ofSeconds(10)).withAlgorithm(algorithm).withSlices(7);
 		RateLimiter plain = new InMemoryRateLimiter(this.clock, false);

@@ -11,6 +11,7 @@ import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import dev.limiter.Algorithm;
+import dev.limiter.internal.algorithm.AlgorithmDescriptor;
 import dev.limiter.Decision;
 import dev.limiter.Limit;
 import dev.limiter.RateLimiter;
@@ -181,7 +182,7 @@ class EnginesAgreeIntegrationTests {
 	}
 
 	private static List<Limit> randomLimits(Random random, String prefix) {
-		Algorithm[] algorithms = Algorithm.values();
+		Algorithm[] algorithms = AlgorithmDescriptor.stored().toArray(new Algorithm[0]);
 		List<Limit> limits = new ArrayList<>();
 		for (int i = 0, count = 1 + random.nextInt(3); i < count; i++) {
 			Limit limit = Limit.of(prefix + i, 1 + random.nextInt(20), Duration.ofMillis(1 + random.nextInt(2_000)))

@@ -42,7 +42,7 @@ class SingleLimitScriptsIntegrationTests {
 	}
 
 	@ParameterizedTest
-	@EnumSource(Algorithm.class)
+	@EnumSource(value = Algorithm.class, names = "ADAPTIVE", mode = EnumSource.Mode.EXCLUDE)
 	void aSingleLimitScriptRepliesAsTheComposedScript(Algorithm algorithm) {
 		Limit probe = Limit.of(1, Duration.ofSeconds(1)).withAlgorithm(algorithm);
 		RedisScript<List<Long>> single = LimitScript.acquireScript(List.of(probe), false);

@@ -16,7 +16,11 @@ import dev.limiter.Limit;
 public abstract class AlgorithmDescriptor {
 
 	private static final List<AlgorithmDescriptor> DESCRIPTORS = List.of(new SlidingLog(), new SlidingBuckets(),
-			new TokenBucket(), new Calendar(), new InFlight());
+			new TokenBucket(), new Calendar(), new InFlight(), new Adaptive());
+
+	private static final List<Algorithm> STORED = java.util.Arrays.stream(Algorithm.values())
+		.filter(Algorithm::isStored)
+		.toList();
 
 	private static final AlgorithmDescriptor[] BY_ORDINAL = byOrdinal();
 
@@ -24,6 +28,15 @@ public abstract class AlgorithmDescriptor {
 
 	AlgorithmDescriptor(Algorithm algorithm) {
 		this.algorithm = algorithm;
+	}
+
+	/**
+	 * Return the algorithms the stores count, in the order of their ordinals: the script
+	 * is composed of their fragments only.
+	 * @return the stored algorithms
+	 */
+	public static List<Algorithm> stored() {
+		return STORED;
 	}
 
 	/**
@@ -97,6 +110,15 @@ public abstract class AlgorithmDescriptor {
 	 */
 	public boolean holdsSlots() {
 		return false;
+	}
+
+	/**
+	 * Return whether the algorithm counts calls running rather than calls per window: its
+	 * limit has no window and no reset, and a slot frees whenever a call ends.
+	 * @return whether it counts calls in flight
+	 */
+	public boolean countsCallsInFlight() {
+		return holdsSlots();
 	}
 
 	/**

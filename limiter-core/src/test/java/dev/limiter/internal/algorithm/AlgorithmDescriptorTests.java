@@ -10,6 +10,8 @@ import dev.limiter.Algorithm;
 import dev.limiter.Limit;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 
 /**
  * Every algorithm is fully described: a descriptor, a Lua fragment of its code, a key of
@@ -18,9 +20,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 class AlgorithmDescriptorTests {
 
 	@Test
-	void everyAlgorithmHasADescriptorAFragmentAKeyOfItsOwnAndAWindow() {
+	void everyStoredAlgorithmHasADescriptorAFragmentAKeyOfItsOwnAndAWindow() {
 		Set<String> suffixes = new HashSet<>();
-		for (Algorithm algorithm : Algorithm.values()) {
+		assertThat(AlgorithmDescriptor.stored()).doesNotContain(Algorithm.ADAPTIVE)
+			.containsExactly(java.util.Arrays.copyOf(Algorithm.values(), Algorithm.values().length - 1));
+		for (Algorithm algorithm : AlgorithmDescriptor.stored()) {
 			AlgorithmDescriptor descriptor = AlgorithmDescriptor.of(algorithm);
 			Limit limit = Limit.of(10, Duration.ofSeconds(10)).withAlgorithm(algorithm);
 			assertThat(descriptor.algorithm()).isEqualTo(algorithm);
@@ -33,6 +37,20 @@ class AlgorithmDescriptorTests {
 			window.load(0);
 			assertThat(window.used()).isZero();
 		}
+	}
+
+	@Test
+	void anAdaptiveLimitIsNeverStored() {
+		Limit adaptive = Limit.of("backend", 200, Duration.ofSeconds(1)).withAlgorithm(Algorithm.ADAPTIVE);
+		assertThat(adaptive).hasToString("'backend' (adaptive, up to 200 in flight)");
+		assertThatIllegalStateException()
+			.isThrownBy(() -> AlgorithmDescriptor.of(Algorithm.ADAPTIVE).newWindow(adaptive))
+			.withMessageContaining("decided by each instance");
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> new dev.limiter.memory.InMemoryRateLimiter().acquire("k", 1, java.util.List.of(adaptive)))
+			.withMessageContaining("is adaptive");
+		assertThatIllegalArgumentException().isThrownBy(() -> adaptive.withPenalty(Duration.ofMinutes(1)))
+			.withMessageContaining("penalty");
 	}
 
 }
