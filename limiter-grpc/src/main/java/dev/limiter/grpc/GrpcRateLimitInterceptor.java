@@ -282,8 +282,24 @@ public final class GrpcRateLimitInterceptor implements ServerInterceptor {
 		private void end(Status status) {
 			CallHandle call = this.decided;
 			if (call != null) {
-				call.end(status.isOk() ? null : status.asRuntimeException());
+				call.end(status.isOk() ? null : status.asRuntimeException(), httpStatus(status.getCode()));
 			}
+		}
+
+		/**
+		 * Return the HTTP status an adaptive limit reads a call's end by: the codes of an
+		 * overloaded or failing service as their HTTP twins (UNAVAILABLE 503,
+		 * RESOURCE_EXHAUSTED 429, DEADLINE_EXCEEDED 504, INTERNAL and UNKNOWN 500), 0 for
+		 * the rest, a cancelled call among them.
+		 */
+		private static int httpStatus(Status.Code code) {
+			return switch (code) {
+				case UNAVAILABLE -> 503;
+				case RESOURCE_EXHAUSTED -> 429;
+				case DEADLINE_EXCEEDED -> 504;
+				case INTERNAL, UNKNOWN -> 500;
+				default -> 0;
+			};
 		}
 
 	}

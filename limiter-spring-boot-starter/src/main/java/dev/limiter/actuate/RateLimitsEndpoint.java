@@ -27,6 +27,7 @@ import dev.limiter.internal.LogText;
 import dev.limiter.internal.call.AnnotatedOperation;
 import dev.limiter.internal.call.RateLimitOperationSource;
 import dev.limiter.internal.limits.LimitAttributes;
+import dev.limiter.internal.limits.LocalLimit;
 import dev.limiter.internal.limits.LimitOverrides.Numbers;
 import dev.limiter.internal.limits.LimitOverrides;
 import dev.limiter.internal.limits.LimitResolver;
@@ -511,13 +512,20 @@ public class RateLimitsEndpoint {
 		List<Limit> enforced = new ArrayList<>();
 		List<Limit> shadowed = new ArrayList<>();
 		for (int i = 0; i < limits.size(); i++) {
-			(operation.isShadow(operation.getLimits().get(i)) ? shadowed : enforced).add(limits.get(i));
+			if (limits.get(i).algorithm().isStored()) {
+				(operation.isShadow(operation.getLimits().get(i)) ? shadowed : enforced).add(limits.get(i));
+			}
 		}
 		java.util.Iterator<Usage> enforcedUsage = enforced.isEmpty() ? java.util.Collections.emptyIterator()
 				: this.rateLimiter.usage(fullKey, enforced).iterator();
 		java.util.Iterator<Usage> shadowedUsage = shadowed.isEmpty() ? java.util.Collections.emptyIterator()
 				: this.rateLimiter.usage(operation.shadowKey(fullKey), shadowed).iterator();
 		for (int i = 0; i < limits.size(); i++) {
+			if (!limits.get(i).algorithm().isStored()) {
+				// learned per instance, whoever calls: this instance's number and calls
+				usage.add(adaptive(limits.get(i)));
+				continue;
+			}
 			Usage used = operation.isShadow(operation.getLimits().get(i)) ? shadowedUsage.next() : enforcedUsage.next();
 			Map<String, Object> row = new LinkedHashMap<>();
 			row.put("name", used.limit().name());
@@ -553,7 +561,8 @@ public class RateLimitsEndpoint {
 	private static boolean counts(List<Object> rows) {
 		for (Object listed : rows) {
 			Map<?, ?> row = (Map<?, ?>) listed;
-			if (((Number) row.get("used")).longValue() > 0) {
+			// an adaptive limit's row is this instance's, whoever the caller
+			if (row.get("used") instanceof Number used && used.longValue() > 0) {
 				return true;
 			}
 			Object reset = row.containsKey("resetAfterMillis") ? row.get("resetAfterMillis")
@@ -604,7 +613,37 @@ public class RateLimitsEndpoint {
 		return described;
 	}
 
+	/**
+	 * Return what this instance has learned of an adaptive limit: the configured most,
+	 * the number learned, the calls in flight, the strategy.
+	 */
+	private Map<String, Object> adaptive(Limit limit) {
+		Map<String, Object> described = new LinkedHashMap<>();
+		described.put("name", limit.name());
+		described.put("algorithm", limit.algorithm().text());
+		described.put("threshold", limit.threshold());
+		LocalLimit local = this.limits.local().get(limit.name());
+		if (local != null) {
+			described.put("learned", local.learned().limit());
+			described.put("inFlight", local.learned().inFlight());
+		}
+		LimitAttributes configured = this.limits.named().get(limit.name());
+		if (configured != null && configured.adaptive() != null && configured.adaptive().strategy() != null) {
+			described.put("strategy", configured.adaptive().strategy());
+		}
+		if (configured != null && !configured.plans().isEmpty()) {
+			Map<String, Object> shares = new LinkedHashMap<>();
+			configured.plans().forEach((plan, numbers) -> shares.put(plan, numbers.share()));
+			described.put("shares", shares);
+		}
+		described.put("source", "limiter.limits." + limit.name());
+		return described;
+	}
+
 	private Map<String, Object> describe(AnnotatedOperation operation, Limit limit) {
+		if (limit.algorithm() == Algorithm.ADAPTIVE) {
+			return adaptive(limit);
+		}
 		Map<String, Object> described = new LinkedHashMap<>();
 		described.put("name", limit.name());
 		described.put("threshold", limit.threshold());

@@ -137,11 +137,12 @@ public final class LimiterAutoConfiguration {
 			Map<String, LimitAttributes.Plan> plans = new LinkedHashMap<>();
 			limit.getPlans()
 				.forEach((plan, numbers) -> plans.put(plan,
-						new LimitAttributes.Plan(numbers.getThreshold(), numbers.getPeriod())));
-			named.put(name,
-					new LimitAttributes(name, limit.getThreshold(), limit.getPeriod(), limit.getAlgorithm(),
-							limit.getSlices(), limit.getFailurePolicy(), limit.getLocalThreshold(), limit.getShadow(),
-							plans, limit.getCalendar(), limit.getZone(), limit.getPenalty()));
+						new LimitAttributes.Plan(numbers.getThreshold(), numbers.getPeriod(), numbers.getShare())));
+			LimiterProperties.Adaptive adaptive = limit.getAdaptive();
+			named.put(name, new LimitAttributes(name, limit.getThreshold(), limit.getPeriod(), limit.getAlgorithm(),
+					limit.getSlices(), limit.getFailurePolicy(), limit.getLocalThreshold(), limit.getShadow(), plans,
+					limit.getCalendar(), limit.getZone(), limit.getPenalty(),
+					new LimitAttributes.Adaptive(adaptive.getStrategy(), adaptive.getInitial(), adaptive.getMin())));
 		});
 		return new LimitResolver(named, properties.getAlgorithm(), properties.isShadow());
 	}

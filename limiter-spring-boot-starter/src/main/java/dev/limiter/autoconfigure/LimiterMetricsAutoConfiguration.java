@@ -14,6 +14,7 @@ import dev.limiter.internal.actuate.ClientMetrics;
 import dev.limiter.internal.actuate.LimiterMetrics;
 import dev.limiter.internal.actuate.LimiterObservations;
 import dev.limiter.internal.call.CallPipeline;
+import dev.limiter.internal.limits.LimitResolver;
 import dev.limiter.internal.client.OutgoingQuota;
 import dev.limiter.internal.client.OutgoingQuotas;
 
@@ -41,9 +42,12 @@ public final class LimiterMetricsAutoConfiguration {
 	// beans need the metrics first.
 	@Bean
 	static SmartInitializingSingleton limiterCallsInFlightGauges(ObjectProvider<CallPipeline> pipeline,
-			ObjectProvider<LimiterMetrics> metrics) {
-		return () -> pipeline.ifAvailable(
-				(calls) -> metrics.ifAvailable((registered) -> calls.inFlight().watch(registered::watchCallsInFlight)));
+			ObjectProvider<LimiterMetrics> metrics, ObjectProvider<LimitResolver> limits) {
+		return () -> metrics.ifAvailable((registered) -> {
+			pipeline.ifAvailable((calls) -> calls.inFlight().watch(registered::watchCallsInFlight));
+			limits.ifAvailable((resolver) -> resolver.local()
+				.forEach((name, local) -> registered.watchAdaptive(name, local.learned())));
+		});
 	}
 
 	// Outgoing calls: waits, refusals and the upstream's rejections per client.

@@ -314,6 +314,16 @@ public class LimiterProperties implements InitializingBean {
 		 */
 		private Protects protects = Protects.QUOTA;
 
+		/**
+		 * How an adaptive limit (algorithm: adaptive) learns its number of calls in
+		 * flight, up to the threshold.
+		 */
+		private final Adaptive adaptive = new Adaptive();
+
+		public Adaptive getAdaptive() {
+			return this.adaptive;
+		}
+
 		public Protects getProtects() {
 			return this.protects;
 		}
@@ -451,6 +461,55 @@ public class LimiterProperties implements InitializingBean {
 	}
 
 	/**
+	 * How an adaptive limit learns the calls in flight each instance admits.
+	 */
+	public static class Adaptive {
+
+		/**
+		 * How the limit follows latency: gradient (the round trips against their long-run
+		 * baseline), vegas (the queue estimated from the quickest round trip) or aimd
+		 * (down on each failure, up by one otherwise).
+		 */
+		private String strategy = "gradient";
+
+		/**
+		 * Calls in flight admitted before anything is learned; 20, or the threshold when
+		 * lower.
+		 */
+		private Integer initial;
+
+		/**
+		 * Fewest calls in flight the limit learns down to.
+		 */
+		private Integer min = 1;
+
+		public String getStrategy() {
+			return this.strategy;
+		}
+
+		public void setStrategy(String strategy) {
+			this.strategy = strategy;
+		}
+
+		public Integer getInitial() {
+			return this.initial;
+		}
+
+		public void setInitial(Integer initial) {
+			this.initial = initial;
+		}
+
+		public Integer getMin() {
+			return this.min;
+		}
+
+		public void setMin(Integer min) {
+			this.min = min;
+		}
+
+	}
+
+	/**
 	 * The numbers of a named limit for one plan.
 	 */
 	public static class Plan {
@@ -464,6 +523,20 @@ public class LimiterProperties implements InitializingBean {
 		 * Length of the window under this plan; the limit's own when not set.
 		 */
 		private Duration period;
+
+		/**
+		 * Part of an adaptive limit's learned number that calls of this plan may use, in
+		 * (0, 1]: the plan is shed first as the limit falls.
+		 */
+		private Double share;
+
+		public Double getShare() {
+			return this.share;
+		}
+
+		public void setShare(Double share) {
+			this.share = share;
+		}
 
 		public Long getThreshold() {
 			return this.threshold;

@@ -1,6 +1,7 @@
 package dev.limiter.autoconfigure;
 
 import java.time.Duration;
+import java.util.List;
 
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 
@@ -61,6 +62,11 @@ final class LimiterPropertiesValidator {
 			throw new InvalidConfigurationPropertyValueException("limiter.breaker.open-duration", openDuration,
 					"The duration must not be negative, such as 1s.");
 		}
+		if (properties.getAlgorithm() == Algorithm.ADAPTIVE) {
+			throw new InvalidConfigurationPropertyValueException("limiter.algorithm", "adaptive",
+					"An adaptive limit is configured by name: set limiter.limits.<name>.algorithm to adaptive, and "
+							+ "keep a stored algorithm (such as sliding-log) as the default.");
+		}
 		properties.getLimits().forEach(LimiterPropertiesValidator::validate);
 		properties.getClients().forEach(LimiterPropertiesValidator::validate);
 		properties.getRetryBudgets().forEach(LimiterPropertiesValidator::validate);
@@ -117,6 +123,11 @@ final class LimiterPropertiesValidator {
 			throw new InvalidConfigurationPropertyValueException(property + ".max-wait", client.getMaxWait(),
 					"Set how long a request may wait for its turn, 0 or more, such as 30s.");
 		}
+		if (client.getAlgorithm() == Algorithm.ADAPTIVE) {
+			throw new InvalidConfigurationPropertyValueException(property + ".algorithm", "adaptive",
+					"An outgoing quota is shared by every instance and counted in the store: use in-flight, "
+							+ "token-bucket, sliding-buckets, sliding-log or calendar.");
+		}
 		if (client.getTokens() != null) {
 			if (client.getAlgorithm() == Algorithm.IN_FLIGHT) {
 				throw new InvalidConfigurationPropertyValueException(property + ".tokens", client.getTokens(),
@@ -132,8 +143,79 @@ final class LimiterPropertiesValidator {
 		}
 	}
 
+	/**
+	 * Check an adaptive limit: a threshold (the most it learns up to), how it learns
+	 * within it, plans that take a share of it, and none of what a stored limit's window
+	 * or store failures need.
+	 */
+	private static void validateAdaptive(String name, LimiterProperties.NamedLimit limit) {
+		String property = "limiter.limits." + name;
+		String why = "an adaptive limit counts the calls in flight on each instance, with no window and no store";
+		Long threshold = limit.getThreshold();
+		if (threshold == null || threshold < 1 || threshold > Integer.MAX_VALUE) {
+			throw new InvalidConfigurationPropertyValueException(property + ".threshold", threshold,
+					"Give the adaptive limit the most calls in flight each instance may learn up to, between 1 and "
+							+ Integer.MAX_VALUE + ", such as 200.");
+		}
+		Object[][] notAllowed = { { "period", limit.getPeriod() }, { "calendar", limit.getCalendar() },
+				{ "zone", limit.getZone() }, { "penalty", limit.getPenalty() }, { "slices", limit.getSlices() },
+				{ "local-threshold", limit.getLocalThreshold() }, { "failure-policy", limit.getFailurePolicy() },
+				{ "shadow", limit.getShadow() } };
+		for (Object[] given : notAllowed) {
+			if (given[1] != null) {
+				throw new InvalidConfigurationPropertyValueException(property + "." + given[0], given[1], "Remove "
+						+ property + "." + given[0] + ": " + why + "; the threshold is the most it learns up to.");
+			}
+		}
+		LimiterProperties.Adaptive adaptive = limit.getAdaptive();
+		String strategy = adaptive.getStrategy();
+		if (strategy == null || !List.of("gradient", "vegas", "aimd").contains(strategy)) {
+			throw new InvalidConfigurationPropertyValueException(property + ".adaptive.strategy", strategy,
+					"Set the strategy to gradient (the default), vegas or aimd.");
+		}
+		Integer min = adaptive.getMin();
+		if (min == null || min < 1 || min > threshold) {
+			throw new InvalidConfigurationPropertyValueException(property + ".adaptive.min", min,
+					"Set the fewest calls in flight the limit learns down to between 1 and the threshold (" + threshold
+							+ ").");
+		}
+		Integer initial = adaptive.getInitial();
+		if (initial != null && (initial < min || initial > threshold)) {
+			throw new InvalidConfigurationPropertyValueException(property + ".adaptive.initial", initial,
+					"Set the calls in flight admitted before anything is learned between adaptive.min (" + min
+							+ ") and the threshold (" + threshold + "), or leave it out for " + "min(20, threshold).");
+		}
+		limit.getPlans().forEach((plan, numbers) -> {
+			String planProperty = property + ".plans." + plan;
+			if (numbers.getThreshold() != null || numbers.getPeriod() != null) {
+				throw new InvalidConfigurationPropertyValueException(
+						planProperty + ((numbers.getThreshold() != null) ? ".threshold" : ".period"),
+						(numbers.getThreshold() != null) ? numbers.getThreshold() : numbers.getPeriod(),
+						"A plan of an adaptive limit takes a share of the number it learns: set " + planProperty
+								+ ".share in (0, 1], such as 0.3.");
+			}
+			Double share = numbers.getShare();
+			if (share == null || !(share > 0 && share <= 1)) {
+				throw new InvalidConfigurationPropertyValueException(planProperty + ".share", share,
+						"Set the part of the learned number this plan's calls may use, above 0 and at most 1, such "
+								+ "as 0.3.");
+			}
+		});
+	}
+
 	static void validate(String name, LimiterProperties.NamedLimit limit) {
 		String property = "limiter.limits." + name;
+		if (limit.getAlgorithm() == Algorithm.ADAPTIVE) {
+			validateAdaptive(name, limit);
+			return;
+		}
+		limit.getPlans().forEach((plan, numbers) -> {
+			if (numbers.getShare() != null) {
+				throw new InvalidConfigurationPropertyValueException(property + ".plans." + plan + ".share",
+						numbers.getShare(), "A share is a part of an adaptive limit's learned number: set " + property
+								+ ".algorithm to adaptive, or give the plan a threshold instead.");
+			}
+		});
 		try {
 			if (limit.getThreshold() != null) {
 				Limit.of(name, limit.getThreshold(), Limit.MIN_PERIOD);

@@ -11,6 +11,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 
 import dev.limiter.Decision;
+import dev.limiter.internal.adaptive.AdaptiveLimit;
 import dev.limiter.FailurePolicy;
 import dev.limiter.call.RateLimitDecisionListener;
 import dev.limiter.call.RateLimitOperation;
@@ -36,6 +37,9 @@ public final class LimiterMetrics implements RateLimitDecisionListener, Resilien
 
 	/** The gauge of the calls running on this instance under each in-flight limit. */
 	public static final String CALLS_IN_FLIGHT = "limiter.calls.in.flight";
+
+	/** The gauge of the number an adaptive limit has learned, per limit. */
+	public static final String ADAPTIVE_LIMIT = "limiter.adaptive.limit";
 
 	/** The timer of the aspect's decisions. */
 	public static final String DURATION = "limiter.decision.duration";
@@ -86,6 +90,21 @@ public final class LimiterMetrics implements RateLimitDecisionListener, Resilien
 			// GC
 			.strongReference(true)
 			.register(this.registry);
+	}
+
+	/**
+	 * Register the gauges of an adaptive limit on this instance: the number it has
+	 * learned, and its calls in flight.
+	 * @param limit the limit's name
+	 * @param learned the limit
+	 */
+	public void watchAdaptive(String limit, AdaptiveLimit learned) {
+		Gauge.builder(ADAPTIVE_LIMIT, learned, AdaptiveLimit::limit)
+			.description("Calls in flight an adaptive limit admits on this instance, as learned so far")
+			.tag("limit", limit)
+			.strongReference(true)
+			.register(this.registry);
+		watchCallsInFlight(limit, learned::inFlight);
 	}
 
 	@Override

@@ -8,6 +8,7 @@ import java.util.Map;
 import dev.limiter.internal.algorithm.AlgorithmDescriptor;
 import dev.limiter.Limit;
 import dev.limiter.call.RateLimitOperation;
+import dev.limiter.internal.limits.LocalLimit;
 import dev.limiter.key.RateLimitKeys;
 
 /**
@@ -71,7 +72,10 @@ public final class AnnotatedOperation implements RateLimitOperation {
 		List<Limit> enforced = new java.util.ArrayList<>();
 		List<Limit> shadowed = new java.util.ArrayList<>();
 		for (int i = 0; i < this.limits.size(); i++) {
-			(shadows.get(i) ? shadowed : enforced).add(this.limits.get(i));
+			// an adaptive limit is decided by its gate, never by the store
+			if (this.limits.get(i).algorithm().isStored()) {
+				(shadows.get(i) ? shadowed : enforced).add(this.limits.get(i));
+			}
 		}
 		this.enforced = List.copyOf(enforced);
 		this.shadowed = List.copyOf(shadowed);
@@ -98,7 +102,25 @@ public final class AnnotatedOperation implements RateLimitOperation {
 				this.keySource, this.keyExpression)
 			.withOutcomes(this.condition, this.refundOn, shadows)
 			.withMaxWait(this.maxWait)
-			.withCharge(this.charge);
+			.withCharge(this.charge)
+			.withGate(this.gate);
+	}
+
+	private LocalLimit.Gate gate;
+
+	/** Set the gate of the operation's adaptive limit; called once by the parser. */
+	AnnotatedOperation withGate(LocalLimit.Gate gate) {
+		this.gate = gate;
+		return this;
+	}
+
+	/**
+	 * Return the gate of the operation's adaptive limit, which each call passes before
+	 * the store is asked.
+	 * @return the gate, or {@code null} without an adaptive limit
+	 */
+	public LocalLimit.Gate getGate() {
+		return this.gate;
 	}
 
 	/** Set what a call turns out to cost; called once by the parser. */
@@ -223,6 +245,15 @@ public final class AnnotatedOperation implements RateLimitOperation {
 	 * @return whether a limit counts calls in flight
 	 */
 	public boolean holdsSlots() {
+		return this.holdsSlots || this.gate != null;
+	}
+
+	/**
+	 * Return whether a call of this operation holds slots in the store, whose end talks
+	 * to it; a slot of an adaptive limit is given back in memory.
+	 * @return whether a stored limit counts calls in flight
+	 */
+	public boolean storeHoldsSlots() {
 		return this.holdsSlots;
 	}
 

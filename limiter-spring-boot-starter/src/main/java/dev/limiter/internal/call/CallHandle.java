@@ -245,8 +245,8 @@ public final class CallHandle {
 	}
 
 	/**
-	 * Return whether the end of the call talks to the store: it holds slots in flight, or
-	 * its failure is one its operation refunds.
+	 * Return whether the end of the call talks to the store: it holds slots in flight
+	 * there, or its failure is one its operation refunds.
 	 * @param failure what it failed with, or {@code null}
 	 * @return whether {@link #end} is blocking
 	 */
@@ -255,20 +255,35 @@ public final class CallHandle {
 		if (decided == null || !decided.admitted() || decided.prepared() == null) {
 			return false;
 		}
-		return decided.holdsSlots() || (failure != null && decided.prepared().operation().refundsOn(failure));
+		return decided.holdsStoredSlots() || (failure != null && decided.prepared().operation().refundsOn(failure));
 	}
 
 	/**
-	 * End the admitted call, however it ended, once (a second end does nothing): its
-	 * permits given back when it failed with one of its {@code refundOn} exceptions, then
-	 * its slots in flight given back. Blocking when it talks to the store
-	 * ({@link #endTalksToStore}); a surface that may not block uses {@link #endAsync}.
+	 * End the admitted call, however it ended, once (a second end does nothing): its time
+	 * and outcome taught to its adaptive limit, its permits given back when it failed
+	 * with one of its {@code refundOn} exceptions, then its slots in flight given back.
+	 * Blocking when it talks to the store ({@link #endTalksToStore}); a surface that may
+	 * not block uses {@link #endAsync}.
 	 * @param failure what it failed with, or {@code null}
 	 */
 	public void end(Throwable failure) {
+		end(failure, 0);
+	}
+
+	/**
+	 * End the admitted call as {@link #end(Throwable)} does, with the status its response
+	 * carries, which tells an adaptive limit whether the call failed as an overloaded
+	 * service fails ({@link Drops}).
+	 * @param failure what it failed with, or {@code null}
+	 * @param status the HTTP status of its response, 0 when unknown
+	 */
+	public void end(Throwable failure, int status) {
 		Admission decided = endingNow();
 		if (decided == null) {
 			return;
+		}
+		if (decided.permit() != null) {
+			decided.permit().end(Drops.dropped(failure, status));
 		}
 		if (failure != null && decided.prepared().operation().refundsOn(failure)) {
 			this.pipeline.release(decided);
@@ -300,6 +315,9 @@ public final class CallHandle {
 		if (decided == null) {
 			return;
 		}
+		if (decided.permit() != null) {
+			decided.permit().giveBack();
+		}
 		try {
 			this.pipeline.release(decided);
 		}
@@ -329,11 +347,23 @@ public final class CallHandle {
 	 * @return completes once the call is ended, never exceptionally
 	 */
 	public CompletableFuture<Void> endAsync(Throwable failure) {
+		return endAsync(failure, 0);
+	}
+
+	/**
+	 * End the admitted call as {@link #end(Throwable, int)} does, off the calling thread
+	 * when the end talks to the store.
+	 * @param failure what it failed with, or {@code null}
+	 * @param status the HTTP status of its response, 0 when unknown
+	 * @return completes once the call is ended, never exceptionally
+	 */
+	public CompletableFuture<Void> endAsync(Throwable failure, int status) {
 		if (!endTalksToStore(failure)) {
-			end(failure);
+			end(failure, status);
 			return CompletableFuture.completedFuture(null);
 		}
-		return CompletableFuture.runAsync(() -> end(failure), this.pipeline.endExecutor()).exceptionally((ex) -> null);
+		return CompletableFuture.runAsync(() -> end(failure, status), this.pipeline.endExecutor())
+			.exceptionally((ex) -> null);
 	}
 
 	/**

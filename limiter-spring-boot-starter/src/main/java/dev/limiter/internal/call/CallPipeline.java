@@ -24,8 +24,10 @@ import dev.limiter.internal.AbstractRateLimiter;
 import dev.limiter.internal.CheckedCall;
 import dev.limiter.internal.Engines;
 import dev.limiter.internal.WatchedDecision;
+import dev.limiter.internal.adaptive.AdaptiveLimit;
 import dev.limiter.internal.call.CallPreparation.PreparedCall;
 import dev.limiter.internal.key.CurrentRequest;
+import dev.limiter.internal.limits.LocalLimit;
 import dev.limiter.internal.offenders.RejectionTally;
 import dev.limiter.key.RateLimitKeyResolver;
 
@@ -305,6 +307,56 @@ public final class CallPipeline {
 	 * turn
 	 */
 	Admission decide(PreparedCall prepared) throws InterruptedException {
+		LocalLimit.Gate gate = prepared.operation().getGate();
+		if (gate == null) {
+			return decideStored(prepared);
+		}
+		AdaptiveLimit.Permit permit = gate.tryAcquire();
+		if (permit == null) {
+			return refusedByGate(prepared, gate);
+		}
+		Admission stored;
+		try {
+			stored = decideStored(prepared);
+		}
+		catch (RuntimeException | InterruptedException | Error ex) {
+			permit.giveBack();
+			throw ex;
+		}
+		return passed(prepared, gate, permit, stored);
+	}
+
+	/**
+	 * Return the admission of a call its gate let in: given back when a stored limit
+	 * refuses it; otherwise holding its permit, and reported by the gate's numbers when
+	 * no stored limit decided.
+	 */
+	private Admission passed(PreparedCall prepared, LocalLimit.Gate gate, AdaptiveLimit.Permit permit,
+			Admission stored) {
+		if (!stored.admitted()) {
+			permit.giveBack();
+			return stored;
+		}
+		if (stored.enforced() != null) {
+			return new Admission(prepared, stored.enforced(), stored.shadow(), false, permit);
+		}
+		Decision admitted = gate.admission(epochMicros());
+		told(prepared, admitted, 0);
+		return new Admission(prepared, admitted, stored.shadow(), false, permit);
+	}
+
+	private static long epochMicros() {
+		return System.currentTimeMillis() * 1_000;
+	}
+
+	/** Refuse a call its gate has no room for, before the store is asked. */
+	private Admission refusedByGate(PreparedCall prepared, LocalLimit.Gate gate) {
+		Decision refused = gate.refusal(epochMicros());
+		told(prepared, refused, 0);
+		return new Admission(prepared, refused, null, true, null);
+	}
+
+	private Admission decideStored(PreparedCall prepared) throws InterruptedException {
 		AnnotatedOperation operation = prepared.operation();
 		Decision decision = null;
 		Decision shadow = null;
@@ -358,6 +410,30 @@ public final class CallPipeline {
 	 * @return the admission to come
 	 */
 	CompletableFuture<Admission> decideAsync(PreparedCall prepared, Delay delay) {
+		LocalLimit.Gate gate = prepared.operation().getGate();
+		if (gate == null) {
+			return decideStoredAsync(prepared, delay);
+		}
+		AdaptiveLimit.Permit permit = gate.tryAcquire();
+		if (permit == null) {
+			return CompletableFuture.completedFuture(refusedByGate(prepared, gate));
+		}
+		CompletableFuture<Admission> stored;
+		try {
+			stored = decideStoredAsync(prepared, delay);
+		}
+		catch (RuntimeException | Error ex) {
+			permit.giveBack();
+			throw ex;
+		}
+		return stored.whenComplete((admission, failure) -> {
+			if (failure != null) {
+				permit.giveBack();
+			}
+		}).thenApply((admission) -> passed(prepared, gate, permit, admission));
+	}
+
+	private CompletableFuture<Admission> decideStoredAsync(PreparedCall prepared, Delay delay) {
 		Admission cached = cachedRejection(prepared);
 		if (cached != null) {
 			return CompletableFuture.completedFuture(cached);
@@ -498,7 +574,7 @@ public final class CallPipeline {
 	}
 
 	private void told(PreparedCall prepared, Decision decision, long nanos) {
-		if (decision.isAllowed() && prepared.operation().holdsSlots()) {
+		if (decision.isAllowed() && prepared.operation().storeHoldsSlots() && decision.grant() != null) {
 			this.inFlight.started(decision, prepared.operation().getEnforcedLimits());
 		}
 		for (RateLimitDecisionListener listener : this.listeners) {
@@ -618,6 +694,11 @@ public final class CallPipeline {
 		return decision != null && decision.isAllowed();
 	}
 
+	/** Whether a store admitted the call (a gate's admission has nothing stored). */
+	private static boolean stored(Decision decision) {
+		return admitted(decision) && decision.limit().algorithm().isStored();
+	}
+
 	/** Tell the listeners of the decision after a charge. */
 	private void charged(PreparedCall prepared, Decision charged) {
 		for (RateLimitDecisionListener listener : this.listeners) {
@@ -636,7 +717,7 @@ public final class CallPipeline {
 	 * @param admission the call
 	 */
 	void release(Admission admission) {
-		if (admitted(admission.enforced())) {
+		if (stored(admission.enforced())) {
 			this.rateLimiter.release(admission.enforced());
 		}
 		if (admitted(admission.shadow())) {
@@ -652,7 +733,7 @@ public final class CallPipeline {
 	 * @param admission the call
 	 */
 	void finish(Admission admission) {
-		if (!admission.holdsSlots()) {
+		if (!admission.holdsStoredSlots()) {
 			return;
 		}
 		this.inFlight.ended(admission.enforced(), admission.prepared().operation().getEnforcedLimits());
@@ -692,15 +773,21 @@ public final class CallPipeline {
 	 * @param prepared the call, {@code null} for a call that is not limited
 	 * @param enforced the decision of its enforced limits
 	 * @param shadow the decision of its shadowed limits
-	 * @param cached whether the rejection came from the rejection cache, without the
-	 * store
+	 * @param cached whether the rejection came from the rejection cache or a gate,
+	 * without the store
+	 * @param permit the call's slot in its adaptive limit, {@code null} without one
 	 */
 	private static final WatchedDecision NOTHING_ENFORCED = new WatchedDecision(null, null);
 
-	record Admission(PreparedCall prepared, Decision enforced, Decision shadow, boolean cached) {
+	record Admission(PreparedCall prepared, Decision enforced, Decision shadow, boolean cached,
+			AdaptiveLimit.Permit permit) {
 
 		/** A call that its condition leaves unlimited. */
 		static final Admission NOT_LIMITED = new Admission(null, null, null, false);
+
+		Admission(PreparedCall prepared, Decision enforced, Decision shadow, boolean cached) {
+			this(prepared, enforced, shadow, cached, null);
+		}
 
 		/** Return whether the call may go on. */
 		boolean admitted() {
@@ -715,6 +802,11 @@ public final class CallPipeline {
 		/** Return whether the call holds slots in flight, given back when it ends. */
 		boolean holdsSlots() {
 			return this.prepared != null && admitted() && this.prepared.operation().holdsSlots();
+		}
+
+		/** Return whether the call holds slots in the store, whose end talks to it. */
+		boolean holdsStoredSlots() {
+			return this.prepared != null && admitted() && this.prepared.operation().storeHoldsSlots();
 		}
 
 	}

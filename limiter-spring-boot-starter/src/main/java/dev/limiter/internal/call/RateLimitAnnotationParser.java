@@ -28,6 +28,7 @@ import dev.limiter.annotation.RateLimit;
 import dev.limiter.annotation.RateLimits;
 import dev.limiter.call.InvalidRateLimitException;
 import dev.limiter.internal.limits.InvalidLimitException;
+import dev.limiter.internal.limits.LocalLimit;
 import dev.limiter.internal.limits.LimitAttributes;
 import dev.limiter.internal.limits.LimitResolver.Spelling;
 import dev.limiter.internal.limits.LimitOverrides;
@@ -207,7 +208,8 @@ public class RateLimitAnnotationParser {
 				keySource, keyExpression)
 			.withOutcomes(condition, List.copyOf(refundOn), shadows)
 			.withMaxWait(maxWait)
-			.withCharge(charge);
+			.withCharge(charge)
+			.withGate(gate(description, resolved, null));
 		if (planSources.size() > 1) {
 			throw new InvalidRateLimitException(description,
 					"its @RateLimit annotations (with those of its class) give different plans " + quoted(planSources),
@@ -230,7 +232,8 @@ public class RateLimitAnnotationParser {
 							keyExpression)
 						.withOutcomes(condition, List.copyOf(refundOn), shadows)
 						.withMaxWait(maxWait)
-						.withCharge(charge));
+						.withCharge(charge)
+						.withGate(gate(description, resolved, planName)));
 		}
 		if (plans.isEmpty()) {
 			throw new InvalidRateLimitException(description,
@@ -268,6 +271,15 @@ public class RateLimitAnnotationParser {
 			throw new InvalidRateLimitException(description, ex.getProblem(), ex.getFix());
 		}
 		return KeyExpression.parse(this.parser, this.beanResolver, description, method, source, KeyExpression.CHARGE);
+	}
+
+	private static LocalLimit.Gate gate(String description, List<ResolvedLimit> resolved, String plan) {
+		try {
+			return LocalLimit.gate(resolved, plan);
+		}
+		catch (InvalidLimitException ex) {
+			throw new InvalidRateLimitException(description, ex.getProblem(), ex.getFix());
+		}
 	}
 
 	private static void checkPermits(String description, long permits, List<Limit> limits, String planName) {

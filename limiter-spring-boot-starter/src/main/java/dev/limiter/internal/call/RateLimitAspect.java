@@ -113,7 +113,7 @@ public class RateLimitAspect implements MethodInterceptor, Ordered {
 			handle.end(ex);
 			throw ex;
 		}
-		handle.end(null);
+		handle.end(null, Drops.status(result));
 		if (handle.charged()) {
 			handle.settle(handle.cost(result));
 		}

@@ -7,6 +7,7 @@ import java.util.Set;
 import org.springframework.context.MessageSource;
 import org.springframework.context.i18n.LocaleContextHolder;
 
+import dev.limiter.Algorithm;
 import dev.limiter.Decision;
 import dev.limiter.FailurePolicy;
 import dev.limiter.Limit;
@@ -55,7 +56,9 @@ final class Refusals {
 					decision, RateLimitUnavailableException.standardMessage(decision)), key, decision);
 		}
 		Set<String> capacity = this.capacityLimits;
-		if (!capacity.isEmpty() && decision.limit() != null && capacity.contains(decision.limit().name())) {
+		// an adaptive limit protects what this instance can serve, whoever calls
+		if (decision.limit() != null && (decision.limit().algorithm() == Algorithm.ADAPTIVE
+				|| !capacity.isEmpty() && capacity.contains(decision.limit().name()))) {
 			return new RateLimitUnavailableException(unavailableMessage(RateLimitAspect.CAPACITY_MESSAGE_CODE, decision,
 					"The service is at capacity under '" + decision.limit().name() + "', retry after "
 							+ decision.retryAfterSeconds() + "s"),

@@ -9,6 +9,7 @@ import java.util.function.Supplier;
 import dev.limiter.Limit;
 import dev.limiter.internal.limits.InvalidLimitException;
 import dev.limiter.internal.limits.LimitAttributes;
+import dev.limiter.internal.limits.LocalLimit;
 import dev.limiter.internal.limits.LimitResolver;
 import dev.limiter.internal.limits.ResolvedLimit;
 import dev.limiter.key.RateLimitKeys;
@@ -167,19 +168,31 @@ public final class RouteCalls {
 		AnnotatedOperation operation = new AnnotatedOperation(null, scope, description, limits, messages,
 				arguments.permits(), key, expression)
 			.withOutcomes(null, List.of(), shadows)
-			.withMaxWait(maxWait);
+			.withMaxWait(maxWait)
+			.withGate(gate(route, resolved, null));
 		java.util.Map<String, AnnotatedOperation> plans = new java.util.LinkedHashMap<>();
 		java.util.Set<String> planNames = new java.util.LinkedHashSet<>();
 		resolved.forEach((limit) -> planNames.addAll(limit.plans().keySet()));
 		for (String plan : planNames) {
 			List<Limit> planLimits = resolved.stream().map((limit) -> limit.forPlan(plan)).toList();
 			checkPermits(route, arguments, planLimits, plan);
-			plans.put(plan, new AnnotatedOperation(null, scope, description, planLimits, messages, arguments.permits(),
-					key, expression)
-				.withOutcomes(null, List.of(), shadows)
-				.withMaxWait(maxWait));
+			plans.put(plan,
+					new AnnotatedOperation(null, scope, description, planLimits, messages, arguments.permits(), key,
+							expression)
+						.withOutcomes(null, List.of(), shadows)
+						.withMaxWait(maxWait)
+						.withGate(gate(route, resolved, plan)));
 		}
 		return plans.isEmpty() ? operation : operation.withPlans(null, plans);
+	}
+
+	private static LocalLimit.Gate gate(String route, List<ResolvedLimit> resolved, String plan) {
+		try {
+			return LocalLimit.gate(resolved, plan);
+		}
+		catch (InvalidLimitException ex) {
+			throw new IllegalArgumentException(route + ex.getMessage());
+		}
 	}
 
 	private static Duration maxWait(String route, RouteArguments arguments) {

@@ -23,10 +23,12 @@ import dev.limiter.FailurePolicy;
  * @param calendar the calendar whose windows count the limit, such as {@code day}
  * @param zone the time zone of the calendar, such as {@code Europe/Berlin}
  * @param penalty how long a caller the limit rejects stays refused
+ * @param adaptive how an adaptive limit learns (named limits only), {@code null} for the
+ * defaults
  */
 public record LimitAttributes(String name, Long threshold, Duration period, Algorithm algorithm, Integer slices,
 		FailurePolicy failurePolicy, Long localThreshold, Boolean shadow, Map<String, Plan> plans, String calendar,
-		String zone, Duration penalty) {
+		String zone, Duration penalty, Adaptive adaptive) {
 
 	/** No attribute at all. */
 	public static final LimitAttributes NONE = new LimitAttributes("", null, null, null, null, null, null, null,
@@ -37,6 +39,16 @@ public record LimitAttributes(String name, Long threshold, Duration period, Algo
 		plans = (plans != null) ? Map.copyOf(plans) : Map.of();
 		calendar = (calendar != null && !calendar.isBlank()) ? calendar.trim() : null;
 		zone = (zone != null && !zone.isBlank()) ? zone.trim() : null;
+	}
+
+	/**
+	 * What a source says of a limit that is not adaptive.
+	 */
+	public LimitAttributes(String name, Long threshold, Duration period, Algorithm algorithm, Integer slices,
+			FailurePolicy failurePolicy, Long localThreshold, Boolean shadow, Map<String, Plan> plans, String calendar,
+			String zone, Duration penalty) {
+		this(name, threshold, period, algorithm, slices, failurePolicy, localThreshold, shadow, plans, calendar, zone,
+				penalty, null);
 	}
 
 	/**
@@ -62,8 +74,28 @@ public record LimitAttributes(String name, Long threshold, Duration period, Algo
 	 *
 	 * @param threshold the plan's threshold
 	 * @param period the plan's window, {@code null} for the limit's own
+	 * @param share the part of an adaptive limit the plan's calls may use, {@code null}
+	 * for all of it
 	 */
-	public record Plan(Long threshold, Duration period) {
+	public record Plan(Long threshold, Duration period, Double share) {
+
+		/**
+		 * The numbers of a plan of a limit that is not adaptive.
+		 */
+		public Plan(Long threshold, Duration period) {
+			this(threshold, period, null);
+		}
+
+	}
+
+	/**
+	 * How an adaptive limit learns.
+	 *
+	 * @param strategy {@code gradient}, {@code vegas} or {@code aimd}
+	 * @param initial the limit before anything is learned, {@code null} for the default
+	 * @param min the lowest it learns down to, {@code null} for the default
+	 */
+	public record Adaptive(String strategy, Integer initial, Integer min) {
 
 	}
 

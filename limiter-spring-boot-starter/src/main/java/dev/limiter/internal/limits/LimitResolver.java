@@ -14,6 +14,8 @@ import java.util.Map;
 import java.util.Set;
 
 import dev.limiter.internal.AbstractRateLimiter;
+import dev.limiter.internal.adaptive.AdaptiveLimit;
+import dev.limiter.internal.adaptive.AdaptiveStrategy;
 import dev.limiter.Algorithm;
 import dev.limiter.Limit;
 import dev.limiter.key.RateLimitKeys;
@@ -35,6 +37,13 @@ public final class LimitResolver {
 
 	private final LimitOverrides overrides = new LimitOverrides();
 
+	/** The calls in flight an adaptive limit admits before it has learned anything. */
+	static final int DEFAULT_INITIAL = 20;
+
+	private final Map<String, LocalLimit> local = new java.util.concurrent.ConcurrentHashMap<>();
+
+	private final java.util.function.LongSupplier nanoClock = System::nanoTime;
+
 	/**
 	 * Create a resolver.
 	 * @param named the named limits of the configuration ({@code limiter.limits})
@@ -50,6 +59,13 @@ public final class LimitResolver {
 		this.named = Map.copyOf(named);
 		this.defaultAlgorithm = defaultAlgorithm;
 		this.defaultShadow = defaultShadow;
+		// learned from the start, whether or not a call names them yet, so that the
+		// gauges and the endpoint show every one
+		named.forEach((name, attributes) -> {
+			if (attributes.algorithm() == Algorithm.ADAPTIVE) {
+				adaptive(name, attributes);
+			}
+		});
 	}
 
 	/**
@@ -100,6 +116,16 @@ public final class LimitResolver {
 
 	private ResolvedLimit resolve(LimitAttributes declared, LimitAttributes configured, Spelling spelling) {
 		String name = declared.name();
+		if (declared.algorithm() == Algorithm.ADAPTIVE) {
+			throw new InvalidLimitException(
+					"the adaptive algorithm is given to limit '" + name + "' outside the configuration",
+					"An adaptive limit is learned per instance and configured by name: set limiter.limits."
+							+ (name.isEmpty() ? "<name>" : name) + ".algorithm to adaptive, and name the limit "
+							+ "where it applies.");
+		}
+		if (configured.algorithm() == Algorithm.ADAPTIVE) {
+			return adaptive(name, configured);
+		}
 		Long threshold = first(configured.threshold(), declared.threshold());
 		String calendar = first(configured.calendar(), declared.calendar());
 		// a calendar's windows have no period: any valid one passes until the calendar
@@ -188,6 +214,37 @@ public final class LimitResolver {
 		return new ResolvedLimit(limit, shadow, plans);
 	}
 
+	/**
+	 * Resolve an adaptive limit, whose properties were checked at startup: one learning
+	 * limit per name on this instance, shared by every operation that names it; its plans
+	 * keep its numbers and take a share of what it learns.
+	 */
+	private ResolvedLimit adaptive(String name, LimitAttributes configured) {
+		Limit limit = Limit.of(name, configured.threshold(), LocalLimit.RETRY_AFTER).withAlgorithm(Algorithm.ADAPTIVE);
+		Map<String, Limit> plans = new LinkedHashMap<>();
+		configured.plans().keySet().forEach((plan) -> plans.put(plan, limit));
+		LocalLimit local = this.local.computeIfAbsent(name, (n) -> {
+			LimitAttributes.Adaptive settings = (configured.adaptive() != null) ? configured.adaptive()
+					: new LimitAttributes.Adaptive(null, null, null);
+			int max = (int) Math.min(Integer.MAX_VALUE, limit.threshold());
+			int min = first(settings.min(), 1);
+			int initial = first(settings.initial(), Math.max(min, Math.min(DEFAULT_INITIAL, max)));
+			Map<String, Double> shares = new LinkedHashMap<>();
+			configured.plans().forEach((plan, numbers) -> shares.put(plan, numbers.share()));
+			return new LocalLimit(limit, new AdaptiveLimit(AdaptiveStrategy.of(first(settings.strategy(), "gradient")),
+					initial, min, max, this.nanoClock), shares);
+		});
+		return new ResolvedLimit(limit, false, plans, local);
+	}
+
+	/**
+	 * Return the adaptive limits resolved so far, by name.
+	 * @return the limits this instance decides alone
+	 */
+	public Map<String, LocalLimit> local() {
+		return java.util.Collections.unmodifiableMap(this.local);
+	}
+
 	private static Limit planned(Limit limit, String planName, LimitAttributes.Plan plan) {
 		try {
 			// a plan's period changes a sliding window, never a calendar's
@@ -266,8 +323,14 @@ public final class LimitResolver {
 	 * @throws InvalidLimitException if the permits do not fit the smallest limit
 	 */
 	public static void checkPermits(long permits, List<Limit> limits, Spelling spelling) {
+		List<Limit> stored = limits.stream().filter((limit) -> limit.algorithm().isStored()).toList();
+		if (stored.isEmpty()) {
+			// an adaptive limit counts calls, whatever they cost: only the range is
+			// checked
+			stored = List.of(Limit.of(Limit.MAX_THRESHOLD, Limit.MIN_PERIOD));
+		}
 		try {
-			AbstractRateLimiter.validate("key", permits, limits);
+			AbstractRateLimiter.validate("key", permits, stored);
 		}
 		catch (IllegalArgumentException ex) {
 			throw new InvalidLimitException(ex.getMessage(), spelling.permitsFix());
@@ -298,7 +361,7 @@ public final class LimitResolver {
 										+ ".algorithm to sliding-buckets or token-bucket, or give it a calendar "
 										+ "(limiter.limits." + limit.name() + ".calendar).");
 			}
-			if (limit.algorithm() == Algorithm.IN_FLIGHT) {
+			if (limit.algorithm() == Algorithm.IN_FLIGHT || limit.algorithm() == Algorithm.ADAPTIVE) {
 				throw new InvalidLimitException(
 						settledBy + " is given to the in-flight limit " + limit
 								+ ", which counts calls running, not their cost",

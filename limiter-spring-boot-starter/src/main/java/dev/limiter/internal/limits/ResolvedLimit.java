@@ -11,11 +11,20 @@ import dev.limiter.Limit;
  * @param limit the limit
  * @param shadow whether it only watches
  * @param plans the limit under each of its plans' numbers, by plan name
+ * @param local the limit as this instance decides it, for an adaptive limit; otherwise
+ * {@code null}
  */
-public record ResolvedLimit(Limit limit, boolean shadow, Map<String, Limit> plans) {
+public record ResolvedLimit(Limit limit, boolean shadow, Map<String, Limit> plans, LocalLimit local) {
 
 	public ResolvedLimit {
 		plans = Map.copyOf(plans);
+	}
+
+	/**
+	 * One stored limit as it is enforced.
+	 */
+	public ResolvedLimit(Limit limit, boolean shadow, Map<String, Limit> plans) {
+		this(limit, shadow, plans, null);
 	}
 
 	/**

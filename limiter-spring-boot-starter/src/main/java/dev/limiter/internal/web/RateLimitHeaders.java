@@ -3,7 +3,7 @@ package dev.limiter.internal.web;
 import java.util.function.BiConsumer;
 import java.util.function.Function;
 
-import dev.limiter.Algorithm;
+import dev.limiter.internal.algorithm.AlgorithmDescriptor;
 import dev.limiter.Decision;
 import dev.limiter.Limit;
 import dev.limiter.web.HeaderStyle;
@@ -89,7 +89,7 @@ public final class RateLimitHeaders {
 		}
 		// Calls in flight have no window and no reset: a slot frees whenever a call ends.
 		// Their headers say the slots and what is free, and a refusal's t is its hint.
-		boolean window = limit.algorithm() != Algorithm.IN_FLIGHT;
+		boolean window = !AlgorithmDescriptor.of(limit.algorithm()).countsCallsInFlight();
 		if (this.style == HeaderStyle.BOTH || this.style == HeaderStyle.IETF) {
 			String name = quote(limit.name());
 			long reset = decision.isAllowed() ? decision.resetAfterSeconds() : decision.retryAfterSeconds();

@@ -10,6 +10,7 @@ import org.springframework.http.MediaType;
 import org.springframework.http.ProblemDetail;
 import org.springframework.http.ResponseEntity;
 
+import dev.limiter.Algorithm;
 import dev.limiter.CostExceedsLimitException;
 import dev.limiter.RateLimitExceededException;
 import dev.limiter.RateLimitUnavailableException;
@@ -70,7 +71,13 @@ public final class RateLimitResponses {
 	 * @return the problem
 	 */
 	public ProblemDetail unavailable(RateLimitUnavailableException ex, BiConsumer<String, String> headers) {
-		headers.accept(RateLimitHeaders.RETRY_AFTER, Long.toString(ex.getDecision().retryAfterSeconds()));
+		if (ex.getDecision().limit() != null && ex.getDecision().limit().algorithm() == Algorithm.ADAPTIVE) {
+			// the number this instance learned is known, and is the quota to report
+			this.headers.write(ex.getDecision(), headers);
+		}
+		else {
+			headers.accept(RateLimitHeaders.RETRY_AFTER, Long.toString(ex.getDecision().retryAfterSeconds()));
+		}
 		headers.accept(HttpHeaders.CONTENT_TYPE, MediaType.APPLICATION_PROBLEM_JSON_VALUE);
 		return RateLimitProblems.unavailable(ex, this.unavailableStatus);
 	}

@@ -147,7 +147,8 @@ final class MvcRouteLimits implements SmartInitializingSingleton {
 				call.end(ex);
 				throw ex;
 			}
-			return new FinishedResponse(response, () -> call.end(null));
+			// the upstream's status tells an adaptive limit an overloaded backend
+			return new FinishedResponse(response, () -> call.end(null, response.statusCode().value()));
 		}
 		HttpHeaders headers = new HttpHeaders();
 		ProblemDetail problem = this.responses.answer(call.rejection(), request.servletRequest().getRequestURI(),

@@ -121,8 +121,10 @@ public final class RuleWebFilter implements WebFilter, RateLimitDecisionListener
 
 	private static Mono<Void> ended(ServerWebExchange exchange, List<CallHandle> admitted, Throwable failure) {
 		boolean refused = exchange.getAttribute(REFUSED) != null;
+		org.springframework.http.HttpStatusCode status = exchange.getResponse().getStatusCode();
+		int code = (status != null) ? status.value() : 0;
 		return Mono.when(admitted.stream()
-			.map((call) -> Mono.fromFuture(() -> refused ? call.giveBackAsync() : call.endAsync(failure)))
+			.map((call) -> Mono.fromFuture(() -> refused ? call.giveBackAsync() : call.endAsync(failure, code)))
 			.toList());
 	}
 

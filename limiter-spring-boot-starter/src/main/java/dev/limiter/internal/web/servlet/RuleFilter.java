@@ -140,10 +140,10 @@ public final class RuleFilter extends OncePerRequestFilter implements RateLimitD
 		}
 		finally {
 			if (failure == null && request.isAsyncStarted()) {
-				request.getAsyncContext().addListener(new Ends(admitted, request));
+				request.getAsyncContext().addListener(new Ends(admitted, request, response));
 			}
 			else {
-				end(admitted, request, failure);
+				end(admitted, request, response, failure);
 			}
 		}
 	}
@@ -171,14 +171,15 @@ public final class RuleFilter extends OncePerRequestFilter implements RateLimitD
 	public void onDecision(RateLimitOperation operation, Decision decision) {
 	}
 
-	private static void end(List<CallHandle> admitted, HttpServletRequest request, Throwable failure) {
+	private static void end(List<CallHandle> admitted, HttpServletRequest request, HttpServletResponse response,
+			Throwable failure) {
 		boolean refused = request.getAttribute(REFUSED) != null;
 		for (CallHandle call : admitted) {
 			if (refused) {
 				call.giveBack();
 			}
 			else {
-				call.end(failure);
+				call.end(failure, response.getStatus());
 			}
 		}
 	}
@@ -229,14 +230,17 @@ public final class RuleFilter extends OncePerRequestFilter implements RateLimitD
 
 		private final HttpServletRequest request;
 
-		Ends(List<CallHandle> admitted, HttpServletRequest request) {
+		private final HttpServletResponse response;
+
+		Ends(List<CallHandle> admitted, HttpServletRequest request, HttpServletResponse response) {
 			this.admitted = admitted;
 			this.request = request;
+			this.response = response;
 		}
 
 		@Override
 		public void onComplete(AsyncEvent event) {
-			end(this.admitted, this.request, null);
+			end(this.admitted, this.request, this.response, null);
 		}
 
 		@Override
@@ -245,7 +249,7 @@ public final class RuleFilter extends OncePerRequestFilter implements RateLimitD
 
 		@Override
 		public void onError(AsyncEvent event) {
-			end(this.admitted, this.request, event.getThrowable());
+			end(this.admitted, this.request, this.response, event.getThrowable());
 		}
 
 		@Override
