@@ -6,12 +6,15 @@ package dev.limiter.internal.adaptive;
  * {@code 3·log10(limit)} waiting raises the limit by {@code log10(limit)} (when the limit
  * is used), more than {@code 6·log10(limit)} lowers it as much, and so does a drop. The
  * shortest round trip drifts up by {@link #DRIFT} a window unless a quicker call renews
- * it, so a backend that became slower for good is measured anew, without ever forgetting
- * it all at once in the middle of an overload.
+ * it, so a backend that became slower for good is measured anew within minutes, without
+ * ever forgetting it all at once in the middle of an overload. The drift is slow on
+ * purpose: under a limit above the backend's capacity no call ever finds the queue empty,
+ * and a faster drift (half a percent a window, measured over HTTP) took the queue for the
+ * backend's own time within seconds and let the limit climb after the capacity halved.
  */
 final class VegasStrategy implements AdaptiveStrategy {
 
-	static final double DRIFT = 0.005;
+	static final double DRIFT = 1.0 / 3000;
 
 	private double shortest = Double.MAX_VALUE;
 
