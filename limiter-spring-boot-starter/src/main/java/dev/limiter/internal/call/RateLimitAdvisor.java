@@ -7,6 +7,7 @@ import org.aopalliance.aop.Advice;
 import org.aopalliance.intercept.MethodInterceptor;
 import org.springframework.aop.Pointcut;
 import org.springframework.aop.PointcutAdvisor;
+import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.aop.support.AopUtils;
 import org.springframework.aop.support.StaticMethodMatcherPointcut;
 import org.springframework.core.Ordered;
@@ -22,7 +23,7 @@ import org.springframework.util.function.SingletonSupplier;
  * aspect is looked up on first use: auto-proxying asks for advisors while post-processors
  * are still being created, and the aspect's store must not be created that early.
  */
-public final class RateLimitAdvisor implements PointcutAdvisor, Ordered {
+public final class RateLimitAdvisor implements PointcutAdvisor, Ordered, SmartInitializingSingleton {
 
 	private final Supplier<RateLimitAspect> aspect;
 
@@ -38,6 +39,16 @@ public final class RateLimitAdvisor implements PointcutAdvisor, Ordered {
 		}
 		this.aspect = SingletonSupplier.of(aspect);
 		this.advice = (call) -> this.aspect.get().invoke(call);
+	}
+
+	/**
+	 * Resolve the aspect once every singleton exists, before the first call: two first
+	 * calls at once would otherwise wait for each other on the resolution's lock, on an
+	 * event loop in a WebFlux application.
+	 */
+	@Override
+	public void afterSingletonsInstantiated() {
+		this.aspect.get();
 	}
 
 	@Override
