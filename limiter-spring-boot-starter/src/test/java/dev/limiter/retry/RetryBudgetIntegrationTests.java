@@ -326,6 +326,14 @@ class RetryBudgetIntegrationTests {
 				.getFailure()
 				.rootCause()
 				.hasMessageContaining("allows no retry at all"));
+		// mistyped and huge values: Boot's binder refuses them, naming the property
+		instance("limiter.retry-budgets.payments.ratio=lots").run((context) -> assertThat(context).hasFailed()
+			.getFailure()
+			.hasStackTraceContaining("limiter.retry-budgets.payments.ratio"));
+		instance("limiter.retry-budgets.payments.min-per-second=99999999999999999999")
+			.run((context) -> assertThat(context).hasFailed()
+				.getFailure()
+				.hasStackTraceContaining("limiter.retry-budgets.payments.min-per-second"));
 	}
 
 	// Each instance on a thread of its own, calling as fast as its calls end.

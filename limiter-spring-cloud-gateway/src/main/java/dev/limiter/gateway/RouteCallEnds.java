@@ -43,25 +43,27 @@ final class RouteCallEnds implements GlobalFilter, Ordered {
 		if (!this.limiter.holdsSlots()) {
 			return chain.filter(exchange);
 		}
-		Mono<Void> end = Mono.defer(() -> end(exchange));
 		return chain.filter(exchange)
-			.onErrorResume((ex) -> end.then(Mono.error(ex)))
-			.then(end)
-			.doOnCancel(() -> end.subscribe());
+			.onErrorResume((ex) -> Mono.defer(() -> end(exchange, ex)).then(Mono.error(ex)))
+			.then(Mono.defer(() -> end(exchange, null)))
+			.doOnCancel(() -> end(exchange, null).subscribe());
 	}
 
 	/**
 	 * End the exchange's held calls, once each; the end talks to the store, off the event
 	 * loop.
 	 */
-	private Mono<Void> end(ServerWebExchange exchange) {
+	private Mono<Void> end(ServerWebExchange exchange, Throwable failure) {
 		List<CallHandle> held = held(exchange);
 		if (held == null || held.isEmpty()) {
 			return Mono.empty();
 		}
 		List<CallHandle> ending = List.copyOf(held);
 		held.removeAll(ending);
-		return Mono.when(ending.stream().map((call) -> Mono.fromFuture(() -> call.endAsync(null))).toList());
+		// the upstream's status tells an adaptive limit an overloaded backend
+		org.springframework.http.HttpStatusCode status = exchange.getResponse().getStatusCode();
+		int code = (status != null) ? status.value() : 0;
+		return Mono.when(ending.stream().map((call) -> Mono.fromFuture(() -> call.endAsync(failure, code))).toList());
 	}
 
 	@Override
