@@ -574,7 +574,7 @@ public final class CallPipeline {
 	}
 
 	private void told(PreparedCall prepared, Decision decision, long nanos) {
-		if (decision.isAllowed() && prepared.operation().storeHoldsSlots() && decision.grant() != null) {
+		if (decision.isAllowed() && prepared.operation().storeHoldsSlots()) {
 			this.inFlight.started(decision, prepared.operation().getEnforcedLimits());
 		}
 		for (RateLimitDecisionListener listener : this.listeners) {
